@@ -1,0 +1,162 @@
+# wirespeed: one non-recursive Makefile. `make` builds build/wirespeed.elf and build/wirespeed.iso
+# for CONFIG (default config/default.conf); `make run` boots it in QEMU; `make test` runs every
+# test. Targets that need installed tools call tools/setup first (quiet when all is present).
+
+CONFIG ?= config/default.conf
+BUILD ?= build
+NEWLIB_DIR ?= build/newlib
+SMP ?= 4
+MEM ?= 256M
+
+HOSTCC := gcc
+CC := gcc
+LD := ld
+OBJDUMP := objdump
+NM := nm
+
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+	git diff --quiet HEAD 2>/dev/null || echo -dirty)
+NEWLIB_INC := $(NEWLIB_DIR)/x86_64-elf/include
+NEWLIB_LIB := $(NEWLIB_DIR)/x86_64-elf/lib
+NEWLIB_STAMP := $(NEWLIB_DIR)/.stamp
+GCC_INC := $(shell $(CC) -print-file-name=include)
+LIBGCC := $(shell $(CC) -print-libgcc-file-name)
+
+GEN := $(BUILD)/gen
+OBJ := $(BUILD)/obj
+ELF := $(BUILD)/wirespeed.elf
+ISO := $(BUILD)/wirespeed.iso
+GENCONFIG := build/host/genconfig
+
+WARN := -Wall -Wextra -Werror
+KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-common -mno-red-zone -mcmodel=small \
+	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-asynchronous-unwind-tables -nostdinc -isystem $(NEWLIB_INC) -isystem $(GCC_INC) \
+	-I. -Ikernel -I$(GEN) -DWS_GIT_REV='"$(GIT_REV)"' -MMD -MP
+KASFLAGS := -I. -Ikernel -I$(GEN) -MMD -MP
+KLDFLAGS := --no-warn-rwx-segments -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
+
+# The firmware's sources, listed explicitly (boot order lives in kernel/main.c).
+KERNEL_SRCS := \
+	boot/multiboot.S boot/entry.S boot/trampoline.S \
+	kernel/main.c kernel/cpu.c kernel/isr.S kernel/trap.c kernel/panic.c kernel/ksyms.c \
+	kernel/smp.c kernel/lapic.c kernel/time.c kernel/vm.c kernel/spinlock.c \
+	kernel/bootinfo.c kernel/memmap.c kernel/acpi.c kernel/err.c \
+	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c \
+	drivers/uart/uart16550.c
+KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
+
+.PHONY: all setup run run-iso test unit test-system clean distclean check-config-doc
+all: setup $(ELF) $(ISO)
+
+setup:
+	@tools/setup
+
+# --- host tools and generated config --------------------------------------------------------
+$(GENCONFIG): config/genconfig.c config/confparse.c config/confparse.h kernel/err.h kernel/param.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iconfig -Ikernel config/genconfig.c config/confparse.c -o $@
+
+# Regenerate when the config file, its path, or the generator changes.
+$(GEN)/config.path: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
+
+$(GEN)/config.h: $(CONFIG) $(GEN)/config.path $(GENCONFIG)
+	$(GENCONFIG) $(CONFIG) $@
+
+# --- newlib (fetched from Debian's newlib-source, built once) --------------------------------
+$(NEWLIB_STAMP): tools/build-newlib
+	tools/build-newlib $(NEWLIB_DIR)
+
+# --- firmware --------------------------------------------------------------------------------
+$(OBJ)/%.o: %.c $(GEN)/config.h $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(KCFLAGS) -c $< -o $@
+
+$(OBJ)/%.o: %.S $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) $(KASFLAGS) -c $< -o $@
+
+# Two link passes: the second embeds the first one's text symbols for backtraces. .ksyms lies
+# after all text, so the symbols cannot move; the check below makes sure of it.
+$(BUILD)/ksyms0.S:
+	@mkdir -p $(dir $@)
+	tools/gen-ksyms - $@
+
+$(BUILD)/wirespeed.pass1.elf: $(KERNEL_OBJS) $(OBJ)/ksyms0.o linker/kernel.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) $(OBJ)/ksyms0.o $(NEWLIB_LIB)/libm.a $(NEWLIB_LIB)/libc.a $(LIBGCC)
+
+$(OBJ)/ksyms0.o: $(BUILD)/ksyms0.S
+	$(CC) -c $< -o $@
+
+$(BUILD)/ksyms.S: $(BUILD)/wirespeed.pass1.elf tools/gen-ksyms
+	tools/gen-ksyms $< $@
+
+$(OBJ)/ksyms.o: $(BUILD)/ksyms.S
+	$(CC) -c $< -o $@
+
+$(ELF): $(KERNEL_OBJS) $(OBJ)/ksyms.o linker/kernel.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) $(OBJ)/ksyms.o $(NEWLIB_LIB)/libm.a $(NEWLIB_LIB)/libc.a $(LIBGCC)
+	@$(NM) -n $(BUILD)/wirespeed.pass1.elf | grep ' [tT] ' > $(BUILD)/pass1.syms
+	@$(NM) -n $@ | grep ' [tT] ' | cmp -s - $(BUILD)/pass1.syms || \
+		{ echo "error: text symbols moved between link passes"; rm -f $@; exit 1; }
+	$(OBJDUMP) -dS $@ > $(BUILD)/wirespeed.asm
+	$(NM) -n $@ > $(BUILD)/wirespeed.sym
+	@size $@
+
+$(ISO): $(ELF) boot/grub.cfg $(GEN)/config.h
+	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
+	cp $(ELF) $(BUILD)/iso/boot/wirespeed.elf
+	sed -e 's/@VERSION@/$(shell sed -n 's/.*WS_VERSION "\(.*\)"/\1/p' kernel/version.h)/' \
+	    -e 's/@CONFIG@/$(shell sed -n 's/.*CONFIG_NAME "\(.*\)"/\1/p' $(GEN)/config.h)/' \
+	    boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# --- running ---------------------------------------------------------------------------------
+run: all
+	tools/run-qemu --smp $(SMP) --mem $(MEM) --kernel $(ELF)
+
+run-iso: all
+	tools/run-qemu --smp $(SMP) --mem $(MEM) --iso $(ISO)
+
+# --- tests -----------------------------------------------------------------------------------
+UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
+UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi
+test_config_SRCS := config/confparse.c
+test_console_line_SRCS := kernel/console_line.c
+test_memmap_SRCS := kernel/memmap.c kernel/err.c
+test_bootinfo_SRCS := kernel/bootinfo.c kernel/memmap.c kernel/err.c
+test_acpi_SRCS := kernel/acpi.c kernel/err.c
+
+define unit_rule
+build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h)
+	@mkdir -p build/unit
+	$$(HOSTCC) $$(UNIT_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
+
+# System tests boot the default image and a test-config image (which adds the `fault` command).
+test-system: setup
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
+	python3 -m pytest -q tests/system
+
+test: unit test-system
+
+clean:
+	rm -rf $(BUILD) build/test build/unit build/host build/cfgtest
+
+distclean:
+	rm -rf build
+
+FORCE:
+
+-include $(KERNEL_OBJS:.o=.d)

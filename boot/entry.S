@@ -1,0 +1,176 @@
+/*
+ * boot/entry.S: 32-bit Multiboot entry to 64-bit long mode on the boot core (BSP).
+ *
+ * Entry: 32-bit protected mode, paging off, interrupts off, EAX = loader magic, EBX = boot
+ * information (physical), stack unknown. Exit: kmain(magic, info) in long mode on the BSP's stack,
+ * with 0..4 GiB identity mapped by 2 MiB pages (the top GiB, which holds the LAPIC, I/O APIC,
+ * HPET and 32-bit PCI BARs, uncached) and SSE enabled. kernel/vm.c later replaces these tables
+ * with ones built from the memory map. Intel SDM Vol. 3A section 9.8.5 (initializing IA-32e mode).
+ */
+#include "boot/bootdefs.h"
+#include "kernel/param.h"
+
+    .section .text.boot, "ax"
+    .code32
+    .global _start
+_start:
+    cli
+    cld
+    movl %eax, boot_mb_magic
+    movl %ebx, boot_mb_info
+    movl $boot_stack32_top, %esp
+
+    /* Zero .bss ourselves: loaders should, but a stale page table would be fatal. */
+    movl $__bss_start, %edi
+    movl $__bss_end, %ecx
+    subl %edi, %ecx
+    shrl $2, %ecx
+    xorl %eax, %eax
+    rep stosl
+    movl boot_mb_magic, %eax /* restore: bss zeroing does not touch .data, but be explicit */
+
+    call cpu_has_long_mode
+    testl %eax, %eax
+    jz no_long_mode
+
+    call build_boot_page_tables
+    call enter_long_mode_32
+    lgdt boot_gdt_ptr
+    ljmp $BOOT_CS64, $long_entry
+
+/* cpu_has_long_mode: EAX = 1 if CPUID reports long mode (ext. leaf 0x80000001 EDX bit 29). */
+cpu_has_long_mode:
+    movl $0x80000000, %eax
+    cpuid
+    cmpl $0x80000001, %eax
+    jb 1f
+    movl $0x80000001, %eax
+    cpuid
+    btl $29, %edx
+    jnc 1f
+    movl $1, %eax
+    ret
+1:  xorl %eax, %eax
+    ret
+
+/* build_boot_page_tables: PML4[0] -> PDPT, PDPT[0..3] -> four PDs of 2 MiB pages = 4 GiB. */
+build_boot_page_tables:
+    movl $boot_pdpt, %eax
+    orl $(PTE_P | PTE_W), %eax
+    movl %eax, boot_pml4
+    xorl %ecx, %ecx
+1:  movl %ecx, %eax
+    shll $12, %eax
+    addl $boot_pd, %eax
+    orl $(PTE_P | PTE_W), %eax
+    movl %eax, boot_pdpt(, %ecx, 8)
+    incl %ecx
+    cmpl $4, %ecx
+    jb 1b
+    xorl %ecx, %ecx             /* ecx = 2 MiB page index 0..2047 */
+2:  movl %ecx, %eax
+    shll $21, %eax
+    orl $(PTE_P | PTE_W | PTE_PS), %eax
+    cmpl $1536, %ecx            /* 3 GiB and up: device memory, uncached */
+    jb 3f
+    orl $(PTE_PCD | PTE_PWT), %eax
+3:  movl %eax, boot_pd(, %ecx, 8)
+    incl %ecx
+    cmpl $2048, %ecx
+    jb 2b
+    ret
+
+/* enter_long_mode_32: PAE + SSE in CR4, CR3, EFER.LME, then paging (SDM 3A 9.8.5 steps 1-5). */
+    .global enter_long_mode_32
+enter_long_mode_32:
+    movl %cr4, %eax
+    orl $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
+    movl %eax, %cr4
+    movl $boot_pml4, %eax
+    movl %eax, %cr3
+    movl $MSR_EFER, %ecx
+    rdmsr
+    orl $EFER_LME, %eax
+    wrmsr
+    movl %cr0, %eax
+    andl $~CR0_EM, %eax
+    orl $(CR0_PG | CR0_PE | CR0_MP | CR0_NE), %eax
+    movl %eax, %cr0
+    ret
+
+/* no_long_mode: say so on COM1 and VGA text, then stop. Nothing else is set up yet. */
+no_long_mode:
+    movl $msg_no_long_mode, %esi
+    call early_puts32
+1:  hlt
+    jmp 1b
+
+/* early_puts32: write the NUL-terminated string at ESI to COM1 (polled) and VGA row 0. */
+early_puts32:
+    movl $0xB8000, %edi
+1:  movb (%esi), %al
+    testb %al, %al
+    jz 3f
+    movb %al, (%edi)
+    movb $0x4F, 1(%edi)         /* white on red */
+    addl $2, %edi
+    movw $0x3FD, %dx            /* COM1 line status: wait for transmitter empty (bounded) */
+    movl $100000, %ecx
+2:  inb %dx, %al
+    testb $0x20, %al
+    loopz 2b
+    movw $0x3F8, %dx
+    movb (%esi), %al
+    outb %al, %dx
+    incl %esi
+    jmp 1b
+3:  ret
+
+    .code64
+long_entry:
+    movw $BOOT_DS, %ax
+    movw %ax, %ds
+    movw %ax, %es
+    movw %ax, %ss
+    xorw %ax, %ax
+    movw %ax, %fs
+    movw %ax, %gs
+    movq $(cpu_stacks + WS_STACK_BYTES), %rsp  /* cpu 0 stack, kernel/smp.c */
+    xorq %rbp, %rbp             /* backtraces stop here */
+    movl boot_mb_magic, %edi
+    movl boot_mb_info, %esi
+    call kmain
+1:  cli
+    hlt
+    jmp 1b
+
+    .section .rodata
+msg_no_long_mode:
+    .asciz "wirespeed: this CPU has no 64-bit long mode; cannot boot\r\n"
+
+    .section .data
+    .align 16
+    .global boot_gdt
+boot_gdt:
+    .quad 0                     /* null */
+    .quad 0x00AF9A000000FFFF    /* 0x08: 64-bit code, DPL 0 */
+    .quad 0x00CF92000000FFFF    /* 0x10: data, DPL 0 */
+    .quad 0x00CF9A000000FFFF    /* 0x18: 32-bit code (AP trampoline) */
+boot_gdt_end:
+    .global boot_gdt_ptr
+boot_gdt_ptr:
+    .short boot_gdt_end - boot_gdt - 1
+    .quad boot_gdt
+    .global boot_mb_magic, boot_mb_info
+boot_mb_magic: .long 0
+boot_mb_info: .long 0
+
+    .section .bss
+    .align 4096
+    .global boot_pml4
+boot_pml4: .skip 4096
+boot_pdpt: .skip 4096
+boot_pd: .skip 4 * 4096
+    .align 16
+boot_stack32: .skip 4096
+boot_stack32_top:

@@ -1,0 +1,108 @@
+/* config/confparse.h: parser and validator for baked configuration files (host side only).
+ * The format and every key are documented in docs/config.md, generated from conf_keys[]. */
+#ifndef WS_CONFPARSE_H
+#define WS_CONFPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONF_LINE_MAX_BYTES 256 /* longest line, without its "\n" or "\r\n" */
+#define CONF_MAX_KEYS 32        /* capacity of struct conf_values; raise when the table grows */
+#define CONF_MAX_ERRORS 32      /* errors kept; later ones are only counted (conf_errors.dropped) */
+#define CONF_MSG_BYTES 384      /* room for a message quoting a whole over-long value */
+#define CONF_MAX_CHOICES 8      /* most words one key accepts (enum values or aliases) */
+
+/* How a value is checked and turned into what the header emits. */
+enum conf_type {
+    CONF_STRING, /* text of allowed characters; emitted as a string literal */
+    CONF_INT,    /* decimal or 0x-hex integer in [min, max], multiple of step; or an alias word */
+    CONF_ENUM,   /* exactly one of the choice words; emitted as that choice's number */
+    CONF_BOOL,   /* "yes" or "no"; emitted as 1 or 0 */
+};
+
+/* One accepted word: an enum value, or an alias of an integer ("com1" for 0x3f8). */
+struct conf_choice {
+    const char *word;
+    int64_t num;
+};
+
+/* One row of the key table, conf_keys[]. Adding a key means adding a row there. */
+struct conf_key {
+    const char *name;     /* as written in the file: lowercase dotted identifier */
+    enum conf_type type;
+    bool required;        /* missing in the file is an error; def is then unused */
+    const char *def;      /* default, as it would be written in the file; checked like one */
+    bool def_from_file;   /* default is the file's basename without ".conf" (instead of def) */
+    int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it) */
+    int64_t step;         /* CONF_INT: value must be a multiple of this (0 or 1: any) */
+    bool hex;             /* CONF_INT: print range and emit the macro in hex */
+    size_t min_len, max_len; /* CONF_STRING: length bounds in characters */
+    const char *extra_chars; /* CONF_STRING: allowed besides A-Z a-z 0-9 */
+    struct conf_choice choices[CONF_MAX_CHOICES]; /* CONF_ENUM values, CONF_INT aliases */
+    const char *macro;    /* name of the emitted #define */
+    const char *doc;      /* one or two sentences for docs/config.md and the header */
+};
+
+extern const struct conf_key conf_keys[];
+extern const size_t conf_key_count;
+
+/* The value of one key after parsing. */
+struct conf_value {
+    unsigned line;        /* first line setting the key; 0 = not in the file */
+    bool present;         /* holds a valid value (from the file or a default) */
+    int64_t num;          /* CONF_INT, CONF_ENUM, CONF_BOOL: the number the header emits */
+    char text[CONF_LINE_MAX_BYTES + 1]; /* the value as written (trimmed), or the default */
+};
+
+/* All values of one file, indexed like conf_keys[]. */
+struct conf_values {
+    const char *file_name; /* as passed to conf_parse; named in the header's comment */
+    struct conf_value val[CONF_MAX_KEYS];
+};
+
+/* One problem found in the file. line 0 means "the file as a whole" (a missing key). */
+struct conf_error {
+    const char *file;
+    unsigned line;
+    char msg[CONF_MSG_BYTES];
+};
+
+struct conf_errors {
+    unsigned count;       /* entries used in list[] */
+    unsigned dropped;     /* errors found beyond CONF_MAX_ERRORS, not stored */
+    struct conf_error list[CONF_MAX_ERRORS];
+};
+
+/*
+ * conf_parse: parse and validate a whole configuration file held in memory.
+ * file_name: names the file in errors and the header and gives the default `name`; it must
+ *   outlive out and errs (they point to it). text/len: the file's bytes, not NUL-terminated.
+ * out: filled with every key's value (defaults included); usable only if 0 is returned.
+ * errs: cleared, then gets every error found, in line order, missing keys (line 0) last.
+ * Returns 0 if the file is valid, WS_ERR_INVAL (kernel/err.h) if errs holds at least one error.
+ * Pure: no I/O, no allocation, no global state.
+ */
+int conf_parse(const char *file_name, const char *text, size_t len, struct conf_values *out,
+               struct conf_errors *errs);
+
+/* conf_key_find: the table row of a key name, or NULL if there is no such key. */
+const struct conf_key *conf_key_find(const char *name);
+
+/* conf_get: the value of a key in a parsed file, or NULL if there is no such key. */
+const struct conf_value *conf_get(const struct conf_values *v, const char *name);
+
+/*
+ * conf_emit_header: write the C header for a valid parse (conf_parse returned 0) to f.
+ * Returns 0, or WS_ERR_GENERIC if writing to f failed.
+ */
+int conf_emit_header(const struct conf_values *v, FILE *f);
+
+/*
+ * conf_emit_doc: write the markdown key reference table (the generated part of
+ * docs/config.md) to f. Returns 0, or WS_ERR_GENERIC if writing to f failed.
+ */
+int conf_emit_doc(FILE *f);
+
+#endif

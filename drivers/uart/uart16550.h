@@ -1,0 +1,15 @@
+/* drivers/uart/uart16550.h: polled 16550A UART (PC COM ports), the appliance's console. */
+#ifndef WS_UART16550_H
+#define WS_UART16550_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* uart_init: 8N1 at `baud`, FIFOs on, interrupts off. Any core, before the console is used. */
+void uart_init(uint16_t port, uint32_t baud);
+/* uart_putc: wait (bounded) for room in the transmitter, then send one byte. */
+void uart_putc(uint16_t port, uint8_t c);
+/* uart_getc: one received byte, or -1 if none is waiting. Never blocks. */
+int uart_getc(uint16_t port);
+
+#endif

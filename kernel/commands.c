@@ -1,0 +1,108 @@
+/* kernel/commands.c: console commands. Each answers in whole lines; none blocks the datapath. */
+#include "commands.h"
+
+#include <string.h>
+
+#include "config.h"
+#include "console.h"
+#include "console_line.h"
+#include "panic.h"
+#include "percpu.h"
+#include "smp.h"
+#include "time.h"
+#include "version.h"
+
+struct command {
+    const char *name;
+    const char *args;
+    const char *help;
+    void (*run)(int argc, char **argv);
+};
+
+static void cmd_help(int argc, char **argv);
+
+static void cmd_version(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    kprintf("wirespeed %s config %s rev %s\n", WS_VERSION, CONFIG_NAME, WS_GIT_REV);
+}
+
+static void cmd_cpus(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    kprintf("%-5s %-8s %-7s %20s\n", "core", "apic_id", "online", "loop_iterations");
+    for (unsigned i = 0; i < smp_cores_online(); i++) {
+        const struct percpu *c = &percpu_blocks[i];
+        kprintf("%-5u %-8u %-7s %20llu\n", c->index, c->apic_id, c->online ? "yes" : "no",
+                (unsigned long long)c->loop_iterations);
+    }
+}
+
+static void cmd_reboot(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    kprintf("rebooting\n");
+    machine_reboot();
+}
+
+#if CONFIG_TEST_FAULT_COMMAND
+/* test_fault_trigger: a page fault on purpose (test configs only), in a function of its own so
+ * the test can check that the backtrace names it. */
+__attribute__((noinline)) static void test_fault_trigger(void)
+{
+    volatile uint64_t *unmapped = (volatile uint64_t *)0x7f0000000000ULL; /* beyond the map */
+    *unmapped = 0xdead;
+}
+
+static void cmd_fault(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    kprintf("fault: writing to unmapped address 0x7f0000000000\n");
+    test_fault_trigger();
+}
+#endif
+
+static const struct command commands[] = {
+    { "help", "", "list commands", cmd_help },
+    { "version", "", "version, config name and git revision", cmd_version },
+    { "cpus", "", "cores: APIC ID, online, loop iterations", cmd_cpus },
+    { "reboot", "", "reset the machine", cmd_reboot },
+#if CONFIG_TEST_FAULT_COMMAND
+    { "fault", "", "(test config) trigger a page fault", cmd_fault },
+#endif
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void cmd_help(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        kprintf("  %-10s %s\n", commands[i].name, commands[i].help);
+    }
+}
+
+void commands_run_line(char *line)
+{
+    char *argv[CONSOLE_MAX_ARGS];
+    int argc = console_split(line, argv, CONSOLE_MAX_ARGS);
+
+    if (argc == 0) {
+        return;
+    }
+    if (argc < 0) {
+        kprintf("error: more than %d words on the line\n", CONSOLE_MAX_ARGS);
+        return;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(argv[0], commands[i].name) == 0) {
+            if (argc > 1) {
+                kprintf("error: %s takes no arguments\n", argv[0]);
+                return;
+            }
+            commands[i].run(argc, argv);
+            return;
+        }
+    }
+    kprintf("error: unknown command '%s' (try 'help')\n", argv[0]);
+}

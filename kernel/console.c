@@ -1,0 +1,138 @@
+/* kernel/console.c: console output (locked per write) and input dispatch. See console.h. */
+#include "console.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+#include "console_line.h"
+#include "drivers/uart/uart16550.h"
+#include "percpu.h"
+#include "spinlock.h"
+
+#define CONSOLE_PROMPT "wirespeed> "
+#define CONSOLE_FMT_BYTES 512
+/* Bytes handled per poll: bounds the time the console takes from core 0's loop. */
+#define CONSOLE_POLL_BYTES 64
+/* ~ a few ms of spinning: long enough for any sane holder, short enough to still print. */
+#define CONSOLE_PANIC_LOCK_SPINS 10000000ULL
+
+static struct spinlock console_lock = SPINLOCK_INIT("console");
+static struct console_line console_input; /* owned by the console core */
+static bool console_input_ready;
+
+static void console_put_bytes(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\n') {
+            uart_putc(CONFIG_CONSOLE_PORT, '\r');
+        }
+        uart_putc(CONFIG_CONSOLE_PORT, (uint8_t)s[i]);
+    }
+}
+
+void console_init(void)
+{
+    uart_init(CONFIG_CONSOLE_PORT, CONFIG_CONSOLE_BAUD);
+    console_line_reset(&console_input);
+    console_input_ready = true;
+}
+
+void console_write(const char *s, size_t len)
+{
+    spin_lock(&console_lock);
+    console_put_bytes(s, len);
+    spin_unlock(&console_lock);
+}
+
+void console_write_panic(const char *s, size_t len)
+{
+    bool locked = spin_lock_timeout(&console_lock, CONSOLE_PANIC_LOCK_SPINS);
+    console_put_bytes(s, len);
+    if (locked) {
+        spin_unlock(&console_lock);
+    }
+}
+
+int kvprintf(const char *fmt, va_list ap)
+{
+    char buf[CONSOLE_FMT_BYTES];
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+    if (n < 0) {
+        return n;
+    }
+    if ((size_t)n >= sizeof(buf)) {
+        n = sizeof(buf) - 1; /* truncated: still print what fits, as one unit */
+    }
+    console_write(buf, (size_t)n);
+    return n;
+}
+
+int kprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = kvprintf(fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void console_prompt(void)
+{
+    console_write(CONSOLE_PROMPT, strlen(CONSOLE_PROMPT));
+}
+
+static void console_line_finished(enum cline_action a)
+{
+    console_write("\n", 1);
+    if (a == CLINE_TOO_LONG) {
+        kprintf("error: line longer than %d characters, ignored\n", WS_CONSOLE_LINE_BYTES - 1);
+    } else if (a == CLINE_BAD_BYTE) {
+        kprintf("error: control or non-ASCII byte 0x%02x in line, ignored\n",
+                console_input.bad_byte);
+    } else {
+        commands_run_line(console_input.buf);
+    }
+    console_line_reset(&console_input);
+    console_prompt();
+}
+
+static void console_handle_byte(uint8_t c)
+{
+    enum cline_action a = console_line_feed(&console_input, c);
+    char ch = (char)c;
+
+    switch (a) {
+    case CLINE_NOTHING:
+        break;
+    case CLINE_ECHO:
+        console_write(&ch, 1);
+        break;
+    case CLINE_ERASE:
+        console_write("\b \b", 3);
+        break;
+    case CLINE_KILL:
+        console_write("^C\n", 3);
+        console_prompt();
+        break;
+    default:
+        console_line_finished(a);
+        break;
+    }
+}
+
+void console_poll(void)
+{
+    if (!console_input_ready) {
+        return;
+    }
+    for (int i = 0; i < CONSOLE_POLL_BYTES; i++) {
+        int c = uart_getc(CONFIG_CONSOLE_PORT);
+        if (c < 0) {
+            return;
+        }
+        console_handle_byte((uint8_t)c);
+    }
+}

@@ -1,0 +1,27 @@
+/*
+ * kernel/console.h: the serial console. Output from any core, one whole line at a time (a
+ * line from one core never interleaves with another's); input polled by the console core
+ * (core 0) inside its loop, edited by kernel/console_line.c, dispatched to kernel/commands.c.
+ */
+#ifndef WS_CONSOLE_H
+#define WS_CONSOLE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* console_init: set up the UART named by the baked config. Boot core, before any output. */
+void console_init(void);
+/* kprintf: format and write to the console as one unit. Any core; not on the fast path. */
+int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int kvprintf(const char *fmt, va_list ap);
+/* console_write: write raw bytes as one unit. Any core. */
+void console_write(const char *s, size_t len);
+/* console_write_panic: write without waiting long for the lock (a panicking core must print
+ * even if another core died holding it). */
+void console_write_panic(const char *s, size_t len);
+/* console_poll: handle any received bytes; runs commands. Console core only, non-blocking. */
+void console_poll(void);
+/* console_prompt: print the prompt (after the ready line). */
+void console_prompt(void);
+
+#endif

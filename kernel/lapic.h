@@ -1,0 +1,18 @@
+/* kernel/lapic.h: the local APIC in xAPIC (MMIO) mode: identity, IPIs, EOI. SDM Vol. 3A ch. 10. */
+#ifndef WS_LAPIC_H
+#define WS_LAPIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* lapic_init: enable this core's local APIC (software enable, spurious vector). Every core. */
+void lapic_init(uintptr_t mmio_base);
+uint32_t lapic_id(void);
+void lapic_eoi(void);
+/* lapic_send_init / lapic_send_sipi: the INIT-SIPI-SIPI start-up IPIs (SDM 3A 8.4.4.1). */
+int lapic_send_init(uint32_t apic_id);
+int lapic_send_sipi(uint32_t apic_id, uint8_t vector_page);
+/* lapic_send_nmi_all_but_self: stop the other cores (panic). Safe before lapic_init. */
+void lapic_send_nmi_all_but_self(void);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * kernel/main.c: the boot order, one commented step per line. The boot core (BSP) arrives here
+ * from boot/entry.S in long mode; application processors arrive in kernel/smp.c:ap_entry and
+ * meet the BSP in core_loop(). Nothing here runs on the fast path.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "acpi.h"
+#include "bootinfo.h"
+#include "config.h"
+#include "console.h"
+#include "err.h"
+#include "lapic.h"
+#include "memmap.h"
+#include "panic.h"
+#include "percpu.h"
+#include "physmem.h"
+#include "smp.h"
+#include "time.h"
+#include "trap.h"
+#include "version.h"
+#include "vm.h"
+
+#define MB1_BOOT_MAGIC 0x2BADB002
+#define MB2_BOOT_MAGIC 0x36D76289
+#define KMAIN_ERR_BYTES 160
+
+extern const char __image_start[], __image_end[];
+
+static struct bootinfo boot_info; /* read-only after parse_boot_info */
+static struct acpi_info boot_acpi; /* read-only after find_acpi */
+
+/* Loader and ACPI data are read in place: physical == virtual, bounded by what is mapped. */
+static const void *kmain_phys_map(const struct physmem *pm, uint64_t phys, size_t len)
+{
+    (void)pm;
+    uint64_t top = vm_mapped_top() ? vm_mapped_top() : 0x100000000ULL;
+    if (phys < 0x400 || phys > top || len > top - phys) {
+        return NULL; /* page 0 is left unmapped once vm_init has run; keep it out always */
+    }
+    return (const void *)(uintptr_t)phys;
+}
+
+static const struct physmem kmain_physmem = { kmain_phys_map, NULL };
+
+/* parse_boot_info: the loader's memory map, command line and ACPI pointer, or stop. */
+static void parse_boot_info(uint32_t magic, uint32_t info)
+{
+    char err[KMAIN_ERR_BYTES] = "";
+    int rc;
+
+    if (magic == MB1_BOOT_MAGIC) {
+        rc = bootinfo_parse_mb1(&kmain_physmem, info, &boot_info, err, sizeof(err));
+    } else if (magic == MB2_BOOT_MAGIC) {
+        rc = bootinfo_parse_mb2(&kmain_physmem, info, &boot_info, err, sizeof(err));
+    } else {
+        panic("boot: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x or 0x%08x)",
+              magic, MB1_BOOT_MAGIC, MB2_BOOT_MAGIC);
+    }
+    if (rc != WS_OK) {
+        panic("boot: bad Multiboot %d information at 0x%x: %s", magic == MB1_BOOT_MAGIC ? 1 : 2,
+              info, err);
+    }
+    /* Our own image (code, data, stacks, heap) is never free memory. */
+    memmap_reserve(&boot_info.mm, (uintptr_t)__image_start,
+                   (uintptr_t)__image_end - (uintptr_t)__image_start);
+    if (memmap_usable_bytes(&boot_info.mm) == 0) {
+        panic("boot: the loader's memory map has no usable RAM");
+    }
+}
+
+/* find_rsdp: from the Multiboot 2 tag, else by scanning the BIOS areas (needs low memory
+ * mapped, so before vm_init). */
+static void find_rsdp(uint64_t *rsdp_phys)
+{
+    *rsdp_phys = 0;
+    if (!boot_info.has_rsdp && acpi_find_rsdp(&kmain_physmem, rsdp_phys) != WS_OK) {
+        panic("acpi: no RSDP (no Multiboot 2 ACPI tag and none in the EBDA or BIOS area)");
+    }
+}
+
+static void find_acpi(uint64_t rsdp_phys)
+{
+    char err[KMAIN_ERR_BYTES] = "";
+    const void *rsdp = boot_info.has_rsdp ? (const void *)boot_info.rsdp
+                                          : physmem_map(&kmain_physmem, rsdp_phys, 36);
+    size_t len = boot_info.has_rsdp ? boot_info.rsdp_len : 36;
+    int rc = acpi_parse(&kmain_physmem, rsdp, len, &boot_acpi, err, sizeof(err));
+
+    if (rc != WS_OK) {
+        panic("acpi: %s", err);
+    }
+    kprintf("acpi: rev %u oem '%s' rsdp from %s, %u cpus in MADT, %u PCI ECAM ranges\n",
+            boot_acpi.revision, boot_acpi.oem_id,
+            boot_info.has_rsdp ? boot_info.rsdp_source : "BIOS area scan", boot_acpi.ncpu,
+            boot_acpi.nmcfg);
+    for (unsigned i = 0; i < boot_acpi.nwarn; i++) {
+        kprintf("acpi: warning: %s\n", boot_acpi.warn[i]);
+    }
+}
+
+static void print_banner(void)
+{
+    kprintf("\nwirespeed %s config %s rev %s\n", WS_VERSION, CONFIG_NAME, WS_GIT_REV);
+    kprintf("boot: multiboot%d loader '%s' cmdline '%s'\n", boot_info.mb_version,
+            boot_info.loader[0] ? boot_info.loader : "?", boot_info.cmdline);
+    kprintf("memory: %llu MiB usable in %u regions, image 0x%lx-0x%lx\n",
+            (unsigned long long)(memmap_usable_bytes(&boot_info.mm) >> 20), boot_info.mm.n,
+            (unsigned long)(uintptr_t)__image_start, (unsigned long)(uintptr_t)__image_end);
+    kprintf("time: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)(time_tsc_hz() / 1000000),
+            (unsigned long long)(time_tsc_hz() / 1000 % 1000), time_tsc_source());
+}
+
+static void print_cores(unsigned ncores)
+{
+    for (unsigned i = 0; i < ncores; i++) {
+        const struct percpu *c = &percpu_blocks[i];
+        kprintf("cpu%u: apic %u%s, online\n", c->index, c->apic_id, i == 0 ? " (boot)" : "");
+    }
+}
+
+void kmain(uint32_t magic, uint32_t info)
+{
+    uint64_t rsdp_phys;
+
+    percpu_setup(0, 0);             /* GS base -> core 0's block (APIC ID filled in below) */
+    console_init();                 /* serial console, so every later failure can be told */
+    cpu_tables_init();              /* GDT with per-core TSS, IDT for all 256 vectors */
+    cpu_tables_load();              /* ... in force on this core: faults now print a dump */
+    parse_boot_info(magic, info);   /* memory map and ACPI pointer from the loader */
+    find_rsdp(&rsdp_phys);          /* BIOS-area scan needs page 0, so before vm_init */
+    if (vm_init(&boot_info.mm) != WS_OK) {
+        panic("vm: page-table pool exhausted mapping %llu MiB",
+              (unsigned long long)(memmap_highest_usable_end(&boot_info.mm) >> 20));
+    }
+    time_init();                    /* TSC frequency, once, for every core */
+    print_banner();
+    find_acpi(rsdp_phys);           /* MADT: the cores; MCFG: PCI ECAM (for the PCI layer) */
+    lapic_init(boot_acpi.lapic_phys);
+    percpu_setup(0, lapic_id());
+    unsigned ncores = smp_start_aps(&boot_acpi, CONFIG_MAX_CORES);
+    print_cores(ncores);
+    kprintf("ready: cores=%u ports=0\n", ncores);
+    console_prompt();
+    core_loop();
+}

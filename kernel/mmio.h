@@ -1,0 +1,36 @@
+/*
+ * kernel/mmio.h: the one narrow layer for device register access. Each accessor is a single
+ * mov of the exact width (hypervisors decode the MMIO instruction; wider or split accesses
+ * confuse them). x86 keeps stores to uncached memory in program order, so no fence is needed
+ * between MMIO writes; see dma_wmb_before_tail() for the DMA case.
+ */
+#ifndef WS_MMIO_H
+#define WS_MMIO_H
+
+#include <stdint.h>
+
+static inline uint32_t mmio_read32(uintptr_t addr)
+{
+    uint32_t v;
+    __asm__ volatile("movl (%1), %0" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+static inline void mmio_write32(uintptr_t addr, uint32_t v)
+{
+    __asm__ volatile("movl %0, (%1)" : : "r"(v), "r"(addr) : "memory");
+}
+
+static inline uint64_t mmio_read64(uintptr_t addr)
+{
+    uint64_t v;
+    __asm__ volatile("movq (%1), %0" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+static inline void mmio_write64(uintptr_t addr, uint64_t v)
+{
+    __asm__ volatile("movq %0, (%1)" : : "r"(v), "r"(addr) : "memory");
+}
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * kernel/time.h: TSC-based time. The boot core finds the TSC frequency once (CPUID leaf 0x15,
+ * a hypervisor's frequency leaf, or a calibration against the PIT); every other core uses that
+ * result (the invariant TSC ticks at one rate on all cores, SDM 3B 17.17).
+ */
+#ifndef WS_TIME_H
+#define WS_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* time_init: determine the TSC frequency. Boot core, once, early. */
+void time_init(void);
+uint64_t time_tsc_hz(void);
+const char *time_tsc_source(void); /* how the frequency was found, for the banner */
+/* time_ns: nanoseconds since time_init, monotonic. Any core. */
+uint64_t time_ns(void);
+/* time_deadline_us / time_after: TSC deadline `us` from now, and whether it has passed.
+ * Before time_init they assume a fast (10 GHz) TSC, so a wait is longer, never shorter. */
+uint64_t time_deadline_us(uint64_t us);
+bool time_after(uint64_t deadline_tsc);
+/* time_delay_us: busy-wait. */
+void time_delay_us(uint64_t us);
+/* time_tsc_to_ns: convert a TSC delta (multiply and shift, no division). */
+uint64_t time_tsc_to_ns(uint64_t tsc);
+
+#endif

@@ -1,0 +1,89 @@
+"""The real image boots in QEMU on every core and its console answers (issue: foundation)."""
+import os
+import re
+
+import pytest
+
+from qemu import DEFAULT_ELF, DEFAULT_ISO, TEST_ELF, kvm_works
+
+ACCELS = ["tcg", "kvm"]
+
+
+def need_accel(accel):
+    if accel == "kvm" and not kvm_works():
+        pytest.skip("tools/kvm-probe: KVM did not boot the image here (TCG is the reference)")
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+@pytest.mark.parametrize("smp,mem", [(1, "128M"), (2, "128M"), (4, "128M"),
+                                     (1, "1G"), (2, "1G"), (4, "1G")])
+def test_boots_to_ready_on_all_cores(boot, accel, smp, mem):
+    need_accel(accel)
+    g = boot(kernel=DEFAULT_ELF, smp=smp, mem=mem, accel=accel)
+    m = g.wait_ready()
+    assert int(m.group(1)) == smp
+    assert int(m.group(2)) == 0
+    text = g.text()
+    assert re.search(r"^wirespeed \d+\.\d+\.\d+ config default rev \S+$", text, re.M)
+    assert re.search(r"^memory: \d+ MiB usable", text, re.M)
+    for i in range(smp):
+        assert re.search(rf"^cpu{i}: apic \d+.*online$", text, re.M), f"cpu{i} line missing"
+    assert len(re.findall(r"^ready: ", text, re.M)) == 1
+    print(f"{accel} smp={smp} mem={mem}: ready after {g.ready_s:.2f} s")
+
+
+def test_version_and_cpus_answer(boot):
+    g = boot(kernel=DEFAULT_ELF, smp=2)
+    g.wait_ready()
+    g.command("version", r"^wirespeed \d+\.\d+\.\d+ config default rev \S+$")
+    g.command("cpus", r"core\s+apic_id\s+online\s+loop_iterations")
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(yes|no)\s+(\d+)$", g.text(), re.M)
+    assert [r[0] for r in rows] == ["0", "1"]
+    assert all(r[2] == "yes" and int(r[3]) > 0 for r in rows), rows
+    # the loops keep running: a second look shows more iterations on every core
+    before = {r[0]: int(r[3]) for r in rows}
+    g.command("cpus", r"^1\s+\d+\s+yes\s+\d+$")
+    after = re.findall(r"^(\d+)\s+(\d+)\s+(yes|no)\s+(\d+)$", g.text(), re.M)[-2:]
+    assert all(int(r[3]) > before[r[0]] for r in after), (before, after)
+    g.command("help", r"^\s+reboot\s")
+
+
+def test_bad_console_input_gets_errors_and_console_survives(boot):
+    g = boot(kernel=DEFAULT_ELF, smp=2)
+    g.wait_ready()
+    g.command("frobnicate", r"^error: unknown command 'frobnicate' \(try 'help'\)$")
+    g.command("he\x01lp", r"^error: control or non-ASCII byte 0x01 in line, ignored$")
+    g.send(b"\xff\xfe\x00")
+    g.command("", r"^error: control or non-ASCII byte 0xff in line, ignored$")
+    g.command("x" * 1000, r"^error: line longer than \d+ characters, ignored$")
+    g.command("version extra", r"^error: version takes no arguments$")
+    g.command("a b c d e f g h i j", r"^error: more than \d+ words on the line$")
+    g.send(b"\x1b[A\x1b[B")  # arrow keys are swallowed, not errors
+    g.command("version", r"^wirespeed \d+\.\d+\.\d+ config default")
+
+
+def test_iso_boots_with_bios(boot):
+    g = boot(iso=DEFAULT_ISO, smp=2)
+    m = g.wait_ready(timeout=150)
+    assert int(m.group(1)) == 2
+    assert re.search(r"^boot: multiboot2 loader 'GRUB", g.text(), re.M)
+    print(f"ISO (SeaBIOS, GRUB): ready after {g.ready_s:.2f} s")
+
+
+def test_deliberate_fault_prints_dump_and_backtrace(boot):
+    g = boot(kernel=TEST_ELF, smp=2)
+    g.wait_ready()
+    g.send("fault\r")
+    g.expect(r"^fatal exception: core 0 \(apic \d+\): vector 14 \(page fault\), error code 0x\w+$")
+    g.expect(r"^  rip 0x[0-9a-f]{16} test_fault_trigger\+0x[0-9a-f]+$")
+    g.expect(r"^  cr2 00007f0000000000 \(faulting address\)$")
+    g.expect(r"^  rax [0-9a-f]{16} rbx [0-9a-f]{16} rcx [0-9a-f]{16}$")
+    g.expect(r"^backtrace:$")
+    g.expect(r"^  #0  0x[0-9a-f]{16} test_fault_trigger\+")
+    g.expect(r"^  #\d+\s+0x[0-9a-f]{16} cmd_fault\+")
+    g.expect(r"^  #\d+\s+0x[0-9a-f]{16} commands_run_line\+")
+    g.expect(r"^panic: all cores halted \(config panic=halt\)$")
+    # halted means halted: the console no longer answers
+    g.send("version\r")
+    with pytest.raises(AssertionError):
+        g.expect(r"^wirespeed \d", timeout=5)
