@@ -8,6 +8,7 @@ NEWLIB_DIR ?= build/newlib
 SMP ?= 4
 MEM ?= 256M
 
+PYTHON := /usr/bin/python3
 HOSTCC := gcc
 CC := gcc
 LD := ld
@@ -32,7 +33,7 @@ WARN := -Wall -Wextra -Werror
 KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-common -mno-red-zone -mcmodel=small \
 	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-asynchronous-unwind-tables -nostdinc -isystem $(NEWLIB_INC) -isystem $(GCC_INC) \
-	-I. -Ikernel -I$(GEN) -DWS_GIT_REV='"$(GIT_REV)"' -MMD -MP
+	-I. -Ikernel -I$(GEN) -MMD -MP
 KASFLAGS := -I. -Ikernel -I$(GEN) -MMD -MP
 KLDFLAGS := --no-warn-rwx-segments -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
 
@@ -65,12 +66,19 @@ $(GEN)/config.path: FORCE
 $(GEN)/config.h: $(CONFIG) $(GEN)/config.path $(GENCONFIG)
 	$(GENCONFIG) $(CONFIG) $@
 
+# The git revision shown in the banner; rewritten only when it changes, so only the files that
+# include it are rebuilt after a commit.
+$(GEN)/gitrev.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define WS_GIT_REV "$(GIT_REV)"' | cmp -s - $@ || \
+		echo '#define WS_GIT_REV "$(GIT_REV)"' > $@
+
 # --- newlib (fetched from Debian's newlib-source, built once) --------------------------------
 $(NEWLIB_STAMP): tools/build-newlib
 	tools/build-newlib $(NEWLIB_DIR)
 
 # --- firmware --------------------------------------------------------------------------------
-$(OBJ)/%.o: %.c $(GEN)/config.h $(NEWLIB_STAMP)
+$(OBJ)/%.o: %.c $(GEN)/config.h $(GEN)/gitrev.h $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(KCFLAGS) -c $< -o $@
@@ -147,7 +155,7 @@ unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
 test-system: setup
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
-	python3 -m pytest -q tests/system
+	$(PYTHON) -m pytest -q tests/system
 
 test: unit test-system
 

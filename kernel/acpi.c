@@ -223,7 +223,11 @@ static void acpi_name(char *dst, const char *src, size_t n)
     dst[n] = '\0';
 }
 
-/* Looks for a checksummed RSDP on 16-byte boundaries in [base, base + len). */
+/*
+ * Looks for a checksummed RSDP on 16-byte boundaries in [base, base + len). The whole 20-byte
+ * structure must lie inside the window: the spec places it there, and the window is all we
+ * mapped. The signature alone is not enough: option ROMs and BIOS code contain the string.
+ */
 static bool acpi_scan(const struct physmem *pm, uint64_t base, size_t len, uint64_t *phys)
 {
     const uint8_t *p = physmem_map(pm, base, len);
@@ -245,6 +249,8 @@ int acpi_find_rsdp(const struct physmem *pm, uint64_t *phys)
     const uint8_t *bda = physmem_map(pm, ACPI_EBDA_SEG_PHYS, sizeof(uint16_t));
     uint16_t seg = 0;
 
+    /* Spec order: EBDA first, then the BIOS ROM area. Segment 0 means there is no EBDA (and
+     * is what a UEFI machine without CSM tends to leave there). */
     if (bda != NULL) {
         memcpy(&seg, bda, sizeof(seg));
     }
@@ -277,7 +283,7 @@ static int acpi_check_rsdp(struct acpi_ctx *c, const void *rsdp, size_t len, uin
     acpi_name(c->info->oem_id, r->oem_id, sizeof(r->oem_id));
     *rsdt = r->rsdt_addr;
     *xsdt = 0;
-    if (r->revision < 2) {
+    if (r->revision < 2) { /* ACPI 1.0 is revision 0; 1 was never assigned */
         return 0;
     }
     if (len < ACPI_RSDP_V2_BYTES) { /* e.g. a 20-byte copy from Multiboot 2 tag 14 */
@@ -304,7 +310,7 @@ static int acpi_check_rsdp(struct acpi_ctx *c, const void *rsdp, size_t len, uin
 static int acpi_map_table(const struct physmem *pm, uint64_t phys, const char *sig,
                           uint32_t min_len, const uint8_t **out, char *why, size_t whylen)
 {
-    const struct acpi_sdt *h = physmem_map(pm, phys, sizeof(*h));
+    const struct acpi_sdt *h = physmem_map(pm, phys, sizeof(*h)); /* length is in here */
     char got[5];
 
     if (h == NULL) {
@@ -532,6 +538,7 @@ static void acpi_parse_mcfg(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     for (size_t i = 0; i < n; i++) {
         const struct acpi_mcfg_alloc *a =
             (const void *)(t + sizeof(struct acpi_mcfg) + i * sizeof(*a));
+        /* Firmware leaves unused slots zeroed or inverted; ECAM at 0 would alias low RAM. */
         if (a->base == 0 || a->bus_end < a->bus_start) {
             acpi_warn(info, "MCFG at 0x%lx: entry %zu (base 0x%lx, buses %u-%u) skipped", phys,
                       i, (uint64_t)a->base, a->bus_start, a->bus_end);
@@ -573,8 +580,9 @@ static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
 
     (void)phys;
     c->info->has_fadt = true;
-    c->info->century_index = t[ACPI_FADT_CENTURY_OFF];
+    c->info->century_index = t[ACPI_FADT_CENTURY_OFF]; /* 0: RTC has no century register */
     memcpy(&flags, t + ACPI_FADT_FLAGS_OFF, sizeof(flags));
+    /* §5.2.9 FADT Flags bit 10: RESET_REG is meaningful only with RESET_REG_SUP set. */
     if (len <= ACPI_FADT_RESET_VALUE_OFF || (flags & ACPI_FADT_RESET_REG_SUP) == 0) {
         return;
     }
@@ -710,6 +718,7 @@ static int acpi_check_required(struct acpi_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
+/* RSDP -> root table -> each table it lists, then the check that the result is usable. */
 int acpi_parse(const struct physmem *pm, const void *rsdp, size_t rsdp_len,
                struct acpi_info *out, char *err, size_t errlen)
 {

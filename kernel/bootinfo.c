@@ -253,6 +253,7 @@ static int bootinfo_mb1_mmap(const struct physmem *pm, uint32_t addr, uint32_t l
                              "multiboot1 mmap at 0x%x: %u bytes not in mapped memory", addr,
                              length);
     }
+    /* Each entry is at least 24 bytes, so the walk ends after length / 24 steps. */
     for (size_t off = 0; off < length && rc == 0; idx++) {
         uint32_t size = length - off < 4 ? 0 : bootinfo_rd32(p + off);
         if (length - off < 4 || size > length - off - 4) {
@@ -361,6 +362,8 @@ static int bootinfo_mb2_walk(const uint8_t *info, uint32_t total, struct bootinf
         if (type < MB2_TAG_TYPES && tags[type].p == NULL) {
             tags[type] = (struct bootinfo_tag){ info + off, size, (uint32_t)off };
         }
+        /* Padding is not counted in size; a last tag whose padding overshoots total_size
+         * leaves no room for the end tag. */
         off += ((size_t)size + MB2_TAG_ALIGN - 1) & ~(size_t)(MB2_TAG_ALIGN - 1);
         if (off > total) {
             break;
@@ -426,7 +429,7 @@ static int bootinfo_mb2_efi_mmap(const struct bootinfo_tag *t, struct bootinfo *
     for (size_t i = 0; i < n && rc == 0; i++) {
         const uint8_t *d = t->p + MB2_MAP_HDR_BYTES + i * esize;
         uint64_t pages = bootinfo_rd64(d + 24);
-        if (pages > UINT64_MAX >> EFI_PAGE_SHIFT) {
+        if (pages > UINT64_MAX >> EFI_PAGE_SHIFT) { /* byte length would not fit in 64 bits */
             return bootinfo_fail(err, errlen, WS_ERR_RANGE,
                                  "multiboot2 tag 17 descriptor %zu: 0x%lx pages", i, pages);
         }
@@ -490,6 +493,7 @@ static int bootinfo_mb2_rsdp(const struct bootinfo_tag *tags, struct bootinfo *o
                              "multiboot2 tag %u at offset %u: %u bytes of RSDP, need %u", type,
                              t->off, t->size - MB2_TAG_HDR_BYTES, need);
     }
+    /* Copied, not pointed to: the info block is loader memory we may reuse. */
     len = t->size - MB2_TAG_HDR_BYTES;
     out->rsdp_len = len < sizeof(out->rsdp) ? len : sizeof(out->rsdp);
     memcpy(out->rsdp, t->p + MB2_TAG_HDR_BYTES, out->rsdp_len);

@@ -2,6 +2,9 @@
 #ifndef WS_ERR_H
 #define WS_ERR_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 #define WS_OK 0
 #define WS_ERR_GENERIC (-1)   /* unspecified failure; prefer a specific code */
 #define WS_ERR_INVAL (-2)     /* malformed input (bad field, bad length) */
@@ -16,5 +19,9 @@
 
 /* err_name: short name of an error code, for messages ("EINVAL"-like). Never NULL. */
 const char *err_name(int err);
+
+/* err_vfmt: tiny dependency-free formatter (%s %c %d %u %x with l/ll/z) for parsers' messages,
+ * which also run in host tests. Always NUL-terminates. */
+void err_vfmt(char *buf, size_t len, const char *fmt, va_list ap);
 
 #endif

@@ -83,17 +83,17 @@ static void find_rsdp(uint64_t *rsdp_phys)
 static void find_acpi(uint64_t rsdp_phys)
 {
     char err[KMAIN_ERR_BYTES] = "";
-    const void *rsdp = boot_info.has_rsdp ? (const void *)boot_info.rsdp
-                                          : physmem_map(&kmain_physmem, rsdp_phys, 36);
-    size_t len = boot_info.has_rsdp ? boot_info.rsdp_len : 36;
-    int rc = acpi_parse(&kmain_physmem, rsdp, len, &boot_acpi, err, sizeof(err));
+    int rc = boot_info.has_rsdp ? acpi_parse(&kmain_physmem, boot_info.rsdp, boot_info.rsdp_len,
+                                             &boot_acpi, err, sizeof(err))
+                                : acpi_parse_phys(&kmain_physmem, rsdp_phys, &boot_acpi, err,
+                                                  sizeof(err));
 
     if (rc != WS_OK) {
         panic("acpi: %s", err);
     }
     kprintf("acpi: rev %u oem '%s' rsdp from %s, %u cpus in MADT, %u PCI ECAM ranges\n",
             boot_acpi.revision, boot_acpi.oem_id,
-            boot_info.has_rsdp ? boot_info.rsdp_source : "BIOS area scan", boot_acpi.ncpu,
+            boot_info.has_rsdp ? boot_info.rsdp_source : "BIOS area scan", boot_acpi.ncpu_enabled,
             boot_acpi.nmcfg);
     for (unsigned i = 0; i < boot_acpi.nwarn; i++) {
         kprintf("acpi: warning: %s\n", boot_acpi.warn[i]);
