@@ -47,8 +47,8 @@ KERNEL_SRCS := \
 	drivers/uart/uart16550.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
-.PHONY: all setup run run-iso test unit test-system clean distclean check-config-doc
-all: setup $(ELF) $(ISO)
+.PHONY: all setup sources run run-iso test unit test-system clean distclean
+all: setup sources $(ELF) $(ISO)
 
 setup:
 	@tools/setup
@@ -72,6 +72,10 @@ $(GEN)/gitrev.h: FORCE
 	@mkdir -p $(dir $@)
 	@echo '#define WS_GIT_REV "$(GIT_REV)"' | cmp -s - $@ || \
 		echo '#define WS_GIT_REV "$(GIT_REV)"' > $@
+
+# --- fetched dependencies: lwIP and cJSON source packages (sha256-pinned, unpacked once) -----
+sources: setup
+	@tools/fetch-sources build/src
 
 # --- newlib (fetched from Debian's newlib-source, built once) --------------------------------
 $(NEWLIB_STAMP): tools/build-newlib
