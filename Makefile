@@ -44,7 +44,10 @@ KERNEL_SRCS := \
 	kernel/smp.c kernel/lapic.c kernel/time.c kernel/vm.c kernel/spinlock.c \
 	kernel/bootinfo.c kernel/memmap.c kernel/acpi.c kernel/err.c \
 	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c \
-	drivers/uart/uart16550.c
+	kernel/irq.c kernel/dma.c kernel/loop.c \
+	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
+	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/intel_ring.c \
+	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
 .PHONY: all setup sources run run-iso test unit test-system clean distclean

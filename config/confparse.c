@@ -11,6 +11,23 @@
 #include "../kernel/param.h"
 
 /*
+ * One port's address key: portN.address -> CONFIG_PORTN_HAS_ADDRESS, _IP and _PREFIX. Prefixes
+ * /31 and /32 are refused: they have no network and broadcast address to check against, and a
+ * point-to-point link or host route is not what a port address here is for.
+ */
+#define CONF_PORT_ADDRESS_KEY(n)                                                                   \
+    {                                                                                              \
+        .name = "port" #n ".address",                                                              \
+        .type = CONF_IPV4_PREFIX,                                                                  \
+        .no_default = true,                                                                        \
+        .min = 8,                                                                                  \
+        .max = 30,                                                                                 \
+        .macro = "CONFIG_PORT" #n,                                                                 \
+        .doc = "IPv4 address and prefix length of port " #n ", e.g. 198.18." #n ".1/24. Unset: "  \
+               "the port has no address.",                                                         \
+    }
+
+/*
  * The one key table. A new key is one row here (and a line in default.conf and test.conf);
  * parsing, defaults, the header and docs/config.md all follow from it. Keep doc strings free
  * of '|' (they become markdown table cells).
@@ -78,6 +95,80 @@ const struct conf_key conf_keys[] = {
         .macro = "CONFIG_TEST_FAULT_COMMAND",
         .doc = "Compile in a console command that deliberately faults, so system tests can "
                "check the exception report. Never enable it in production images.",
+    },
+    /* CONF_PORT_COUNT of them, in port order: CONFIG_PORT_ADDRESSES is built from these. */
+    CONF_PORT_ADDRESS_KEY(0),
+    CONF_PORT_ADDRESS_KEY(1),
+    CONF_PORT_ADDRESS_KEY(2),
+    CONF_PORT_ADDRESS_KEY(3),
+    {
+        .name = "nic.rx_descs",
+        .type = CONF_INT,
+        .def = "512",
+        .min = 64,
+        .max = 4096,
+        .pow2 = true, /* ring index arithmetic masks instead of dividing */
+        .macro = "CONFIG_NIC_RX_DESCS",
+        .doc = "Descriptors in each RX ring (one ring per port and core), like `ethtool -G rx`.",
+    },
+    {
+        .name = "nic.tx_descs",
+        .type = CONF_INT,
+        .def = "512",
+        .min = 64,
+        .max = 4096,
+        .pow2 = true,
+        .macro = "CONFIG_NIC_TX_DESCS",
+        .doc = "Descriptors in each TX ring (one ring per port and core), like `ethtool -G tx`.",
+    },
+    {
+        .name = "nic.burst",
+        .type = CONF_INT,
+        .def = "32",
+        .min = 1,
+        .max = 64,
+        .macro = "CONFIG_NIC_BURST",
+        .doc = "Most packets one RX or TX burst moves: the batch size of each core's poll loop.",
+    },
+    {
+        .name = "nic.rx_usecs",
+        .type = CONF_INT,
+        .def = "50",
+        .min = 0,
+        .max = 10000,
+        .macro = "CONFIG_NIC_RX_USECS",
+        .doc = "Interrupt throttling interval in microseconds, like `ethtool -C rx-usecs`: at most "
+               "one interrupt per vector per interval; 0 = no throttling. Only matters when cores "
+               "sleep (poll.mode = adaptive).",
+    },
+    {
+        .name = "nic.pool_buffers",
+        .type = CONF_INT,
+        .def = "4096",
+        .min = 256,
+        .max = 65536,
+        .macro = "CONFIG_NIC_POOL_BUFFERS",
+        .doc = "Packet buffers (2 KiB each) in each core's pool. Each core needs at least "
+               "`ports * rx_descs + tx_descs + burst`; the firmware checks at boot.",
+    },
+    {
+        .name = "poll.mode",
+        .type = CONF_ENUM,
+        .def = "adaptive",
+        .choices = { { "busy", 0 }, { "adaptive", 1 } },
+        .macro = "CONFIG_POLL_ADAPTIVE",
+        .doc = "busy: each core polls its queues forever. adaptive: after poll.idle_us without "
+               "work the core arms its MSI-X vectors and halts until an interrupt.",
+    },
+    {
+        .name = "poll.idle_us",
+        .type = CONF_INT,
+        .def = "100",
+        .min = 1,
+        .max = 1000000,
+        .macro = "CONFIG_POLL_IDLE_US",
+        .doc = "Idle time in microseconds before an adaptive core halts; unused when poll.mode "
+               "= busy.",
     },
 };
 
@@ -271,6 +362,136 @@ static bool conf_check_int(const struct conf_key *k, const char *text, int64_t *
         conf_append(msg, size, "%s: '%s' is not a multiple of %" PRId64, k->name, text, k->step);
         return false;
     }
+    if (k->pow2 && (*num <= 0 || (*num & (*num - 1)) != 0)) {
+        conf_append(msg, size, "%s: %s is not a power of two", k->name, text);
+        return false;
+    }
+    return true;
+}
+
+/* The netmask of a prefix length (0..32), host byte order. */
+static uint32_t conf_ipv4_mask(unsigned prefix)
+{
+    return prefix == 0 ? 0 : UINT32_MAX << (32 - prefix);
+}
+
+/* Write an address as a dotted quad into buf, which holds at least 16 bytes; returns buf. */
+static const char *conf_ipv4_str(uint32_t ip, char *buf)
+{
+    snprintf(buf, 16, "%u.%u.%u.%u", (unsigned)(ip >> 24), (unsigned)(ip >> 16) & 0xff,
+             (unsigned)(ip >> 8) & 0xff, (unsigned)ip & 0xff);
+    return buf;
+}
+
+/*
+ * conf_parse_field: the decimal field of n > 0 digits at s. False if it has a leading zero
+ * ("018": octal to inet_aton, decimal to others, so refused as ambiguous); else *out is its
+ * value, saturated at 99999 so that the caller's range check reports a long field.
+ */
+static bool conf_parse_field(const char *s, size_t n, unsigned *out)
+{
+    if (n > 1 && s[0] == '0') {
+        return false;
+    }
+    *out = 0;
+    for (size_t i = 0; i < n; i++) {
+        *out = *out >= 9999 ? 99999 : *out * 10 + (unsigned)(s[i] - '0');
+    }
+    return true;
+}
+
+/*
+ * conf_parse_ipv4_prefix: "a.b.c.d/len", strictly: four decimal octets 0..255 without leading
+ * zeros, '.' between them, '/', a decimal length in k's [min, max]; nothing else (no sign, no
+ * space, no hex). Syntax only: which addresses make sense is conf_check_ipv4_use's business.
+ */
+static bool conf_parse_ipv4_prefix(const struct conf_key *k, const char *text, uint32_t *ip,
+                                   unsigned *prefix, char *msg, size_t size)
+{
+    const char *s = text;
+    unsigned v;
+    size_t n;
+
+    if (strchr(text, '/') == NULL) {
+        conf_append(msg, size, "%s: '%s' has no prefix length: expected a.b.c.d/len, len "
+                    "%" PRId64 "..%" PRId64, k->name, text, k->min, k->max);
+        return false;
+    }
+    *ip = 0;
+    for (int i = 0; i < 4; i++, s += n + 1) {
+        n = strspn(s, "0123456789");
+        if (n == 0 || s[n] != (i < 3 ? '.' : '/')) {
+            conf_append(msg, size, "%s: '%s' is not an IPv4 address with prefix length: expected "
+                        "a.b.c.d/len, four decimal octets 0..255", k->name, text);
+            return false;
+        }
+        if (!conf_parse_field(s, n, &v)) {
+            conf_append(msg, size, "%s: '%s': octet '%.*s' has a leading zero (octal or "
+                        "decimal?): write it without", k->name, text, (int)n, s);
+            return false;
+        }
+        if (v > 255) {
+            conf_append(msg, size, "%s: '%s': octet '%.*s' out of range 0..255", k->name, text,
+                        (int)n, s);
+            return false;
+        }
+        *ip = *ip << 8 | v;
+    }
+    n = strspn(s, "0123456789");
+    if (n == 0 || s[n] != '\0') {
+        conf_append(msg, size, "%s: '%s': prefix length '%s' is not a number: expected "
+                    "%" PRId64 "..%" PRId64, k->name, text, s, k->min, k->max);
+        return false;
+    }
+    if (!conf_parse_field(s, n, &v)) {
+        conf_append(msg, size, "%s: '%s': prefix length '%s' has a leading zero: write it "
+                    "without", k->name, text, s);
+        return false;
+    }
+    if (v < k->min || v > k->max) {
+        conf_append(msg, size, "%s: '%s': prefix length %s out of range %" PRId64 "..%" PRId64,
+                    k->name, text, s, k->min, k->max);
+        return false;
+    }
+    *prefix = v;
+    return true;
+}
+
+/*
+ * conf_check_ipv4_use: refuse addresses no interface may have (RFC 1122 3.2.1.3, RFC 5771 for
+ * multicast, RFC 6890), then the network and broadcast address of the address's own subnet.
+ */
+static bool conf_check_ipv4_use(const struct conf_key *k, uint32_t ip, unsigned prefix,
+                                char *msg, size_t size)
+{
+    /* First match wins: 255.255.255.255 lies in 240/4 but deserves its own name. */
+    static const struct {
+        uint32_t net;
+        unsigned len;
+        const char *what;
+    } special[] = {
+        { 0xffffffff, 32, "the limited broadcast address" },
+        { 0x00000000, 8, "in 0.0.0.0/8 ('this network'), not an interface address" },
+        { 0x7f000000, 8, "a loopback address (127.0.0.0/8)" },
+        { 0xe0000000, 4, "a multicast address (224.0.0.0/4)" },
+        { 0xf0000000, 4, "in the reserved range 240.0.0.0/4" },
+    };
+    uint32_t mask = conf_ipv4_mask(prefix);
+    char a[16], net[16];
+
+    for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+        if ((ip & conf_ipv4_mask(special[i].len)) == special[i].net) {
+            conf_append(msg, size, "%s: %s is %s", k->name, conf_ipv4_str(ip, a),
+                        special[i].what);
+            return false;
+        }
+    }
+    if ((ip & ~mask) == 0 || (ip & ~mask) == ~mask) {
+        conf_append(msg, size, "%s: %s is the %s address of %s/%u", k->name, conf_ipv4_str(ip, a),
+                    (ip & ~mask) == 0 ? "network" : "broadcast", conf_ipv4_str(ip & mask, net),
+                    prefix);
+        return false;
+    }
     return true;
 }
 
@@ -296,15 +517,19 @@ static bool conf_check_string(const struct conf_key *k, const char *text, char *
 
 /*
  * conf_check_value: validate text (trimmed, non-empty, printable ASCII) for key k. On success
- * set *num (CONF_STRING: 0) and return true; else write one message into msg and return false.
+ * set res->num, ->ip and ->prefix (those the type does not use: 0) and return true; else write
+ * one message into msg and return false. Checks against other keys are conf_set's business.
  */
-static bool conf_check_value(const struct conf_key *k, const char *text, int64_t *num, char *msg,
-                             size_t size)
+static bool conf_check_value(const struct conf_key *k, const char *text, struct conf_value *res,
+                             char *msg, size_t size)
 {
     const struct conf_choice *c;
+    int64_t *num = &res->num;
 
     msg[0] = '\0';
-    *num = 0;
+    res->num = 0;
+    res->ip = 0;
+    res->prefix = 0;
     switch (k->type) {
     case CONF_STRING:
         return conf_check_string(k, text, msg, size);
@@ -326,25 +551,64 @@ static bool conf_check_value(const struct conf_key *k, const char *text, int64_t
         }
         *num = strcmp(text, "yes") == 0;
         return true;
+    case CONF_IPV4_PREFIX:
+        return conf_parse_ipv4_prefix(k, text, &res->ip, &res->prefix, msg, size) &&
+               conf_check_ipv4_use(k, res->ip, res->prefix, msg, size);
     }
     conf_append(msg, size, "%s: key has an unknown type in the table", k->name);
     return false;
 }
 
-/* Store a checked value for key i. */
-static void conf_store(struct conf_value *val, const char *text, int64_t num)
+/* Store a checked value (res, from conf_check_value) into a key's slot. */
+static void conf_store(struct conf_value *val, const char *text, const struct conf_value *res)
 {
     val->present = true;
-    val->num = num;
+    val->num = res->num;
+    val->ip = res->ip;
+    val->prefix = res->prefix;
     snprintf(val->text, sizeof(val->text), "%s", text);
+}
+
+/*
+ * conf_check_subnets: the subnet of a new CONF_IPV4_PREFIX value (for key i, from line) must
+ * not overlap that of any address already set: two ports in one subnet would make the route
+ * to it ambiguous. Called as lines are read, so the error lands on the later line.
+ */
+static bool conf_check_subnets(struct conf_parser *p, unsigned line, size_t i,
+                               const struct conf_value *res)
+{
+    for (size_t j = 0; j < conf_key_count; j++) {
+        const struct conf_value *o = &p->out->val[j];
+        unsigned common = res->prefix < o->prefix ? res->prefix : o->prefix;
+        char a[16], b[16];
+
+        if (j == i || conf_keys[j].type != CONF_IPV4_PREFIX || !o->present ||
+            ((res->ip ^ o->ip) & conf_ipv4_mask(common)) != 0) {
+            continue;
+        }
+        if (res->prefix == o->prefix) {
+            conf_error_add(p, line, "%s: %s/%u is in the same subnet %s/%u as %s (line %u)",
+                           conf_keys[i].name, conf_ipv4_str(res->ip, a), res->prefix,
+                           conf_ipv4_str(o->ip & conf_ipv4_mask(o->prefix), b), o->prefix,
+                           conf_keys[j].name, o->line);
+        } else {
+            conf_error_add(p, line, "%s: subnet %s/%u overlaps subnet %s/%u of %s (line %u)",
+                           conf_keys[i].name,
+                           conf_ipv4_str(res->ip & conf_ipv4_mask(res->prefix), a), res->prefix,
+                           conf_ipv4_str(o->ip & conf_ipv4_mask(o->prefix), b), o->prefix,
+                           conf_keys[j].name, o->line);
+        }
+        return false;
+    }
+    return true;
 }
 
 /* Handle one "key = value" line with key and value already trimmed. */
 static void conf_set(struct conf_parser *p, unsigned line, const char *key, const char *value)
 {
     char msg[CONF_MSG_BYTES];
+    struct conf_value res;
     struct conf_value *val;
-    int64_t num;
     int i;
 
     if (key[strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_.")] != '\0') {
@@ -367,11 +631,14 @@ static void conf_set(struct conf_parser *p, unsigned line, const char *key, cons
         conf_error_add(p, line, "%s: empty value", key);
         return;
     }
-    if (!conf_check_value(&conf_keys[i], value, &num, msg, sizeof(msg))) {
+    if (!conf_check_value(&conf_keys[i], value, &res, msg, sizeof(msg))) {
         conf_error_add(p, line, "%s", msg);
         return;
     }
-    conf_store(val, value, num);
+    if (conf_keys[i].type == CONF_IPV4_PREFIX && !conf_check_subnets(p, line, (size_t)i, &res)) {
+        return;
+    }
+    conf_store(val, value, &res);
 }
 
 /*
@@ -488,7 +755,7 @@ static void conf_apply_defaults(struct conf_parser *p)
 {
     char text[CONF_LINE_MAX_BYTES + 1];
     char msg[CONF_MSG_BYTES];
-    int64_t num;
+    struct conf_value res;
 
     for (size_t i = 0; i < conf_key_count; i++) {
         const struct conf_key *k = &conf_keys[i];
@@ -501,18 +768,21 @@ static void conf_apply_defaults(struct conf_parser *p)
             conf_error_add(p, 0, "missing required key '%s'", k->name);
             continue;
         }
+        if (k->no_default) {
+            continue; /* stays unset: present false, the header says so */
+        }
         if (k->def_from_file) {
             conf_name_from_file(p->file, text, sizeof(text));
         } else {
             snprintf(text, sizeof(text), "%s", k->def != NULL ? k->def : "");
         }
-        if (!conf_check_value(k, text, &num, msg, sizeof(msg))) {
+        if (!conf_check_value(k, text, &res, msg, sizeof(msg))) {
             conf_error_add(p, 0, "%s (the default%s; set '%s' in the file)", msg,
                            k->def_from_file ? " comes from the file name" : " is invalid",
                            k->name);
             continue;
         }
-        conf_store(val, text, num);
+        conf_store(val, text, &res);
     }
 }
 
@@ -575,18 +845,27 @@ static void conf_put_comment(FILE *f, const char *text)
     fputs(" */\n", f);
 }
 
-/* Print one key's comment and #define. */
+/* Print one key's comment and #define (three for CONF_IPV4_PREFIX). */
 static void conf_put_define(FILE *f, const struct conf_key *k, const struct conf_value *val)
 {
-    char origin[CONF_MSG_BYTES] = "";
+    /* key and value (each at most a line), the doc, and the words around them */
+    char origin[2 * CONF_LINE_MAX_BYTES + CONF_DOC_MAX_BYTES + 64] = "";
 
     if (val->line != 0) {
         conf_append(origin, sizeof(origin), "%s = %s (line %u). %s", k->name, val->text,
                     val->line, k->doc);
-    } else {
+    } else if (val->present) {
         conf_append(origin, sizeof(origin), "%s = %s (default). %s", k->name, val->text, k->doc);
+    } else {
+        conf_append(origin, sizeof(origin), "%s not set (no default). %s", k->name, k->doc);
     }
     conf_put_comment(f, origin);
+    if (k->type == CONF_IPV4_PREFIX) {
+        fprintf(f, "#define %s_HAS_ADDRESS %d\n", k->macro, val->present ? 1 : 0);
+        fprintf(f, "#define %s_IP 0x%08" PRIx32 "u\n", k->macro, val->ip);
+        fprintf(f, "#define %s_PREFIX %u\n\n", k->macro, val->prefix);
+        return;
+    }
     fprintf(f, "#define %s ", k->macro);
     if (k->type == CONF_STRING) {
         fputc('"', f);
@@ -601,6 +880,33 @@ static void conf_put_define(FILE *f, const struct conf_key *k, const struct conf
     }
 }
 
+/*
+ * Print CONFIG_PORT_ADDRESSES: the port address keys again as one initializer, so firmware can
+ * loop over ports: `static const struct x a[CONF_PORT_COUNT] = CONFIG_PORT_ADDRESSES;` with any
+ * struct whose first three members are has_address, ip, prefix, in that order.
+ */
+static void conf_put_port_addresses(FILE *f, const struct conf_values *v)
+{
+    conf_put_comment(f, "Every port's address as { has_address, ip, prefix }, port0 first: the "
+                        "CONFIG_PORTn_HAS_ADDRESS, _IP and _PREFIX values above, for loops.");
+    fputs("#define CONFIG_PORT_ADDRESSES \\\n", f);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+        const struct conf_value *a;
+
+        snprintf(key, sizeof(key), "port%u.address", n);
+        a = conf_get(v, key);
+        if (a == NULL) {
+            /* The table lost a port key: make the firmware build fail, not guess. */
+            fprintf(f, "#error \"no key %s in conf_keys[]\"\n", key);
+            return;
+        }
+        fprintf(f, "    %s{ %d, 0x%08" PRIx32 "u, %u }%s\n", n == 0 ? "{ " : "  ",
+                a->present ? 1 : 0, a->ip, a->prefix, n + 1 < CONF_PORT_COUNT ? ", \\" : " }");
+    }
+    fputs("\n", f);
+}
+
 int conf_emit_header(const struct conf_values *v, FILE *f)
 {
     fputs("/* Generated by config/genconfig from ", f);
@@ -613,6 +919,7 @@ int conf_emit_header(const struct conf_values *v, FILE *f)
     for (size_t i = 0; i < conf_key_count; i++) {
         conf_put_define(f, &conf_keys[i], &v->val[i]);
     }
+    conf_put_port_addresses(f, v);
     fputs("#endif\n", f);
     return ferror(f) ? WS_ERR_GENERIC : 0;
 }
@@ -646,6 +953,9 @@ static void conf_doc_values(char *buf, size_t size, const struct conf_key *k)
         if (k->step > 1) {
             conf_append(buf, size, ", multiple of %" PRId64, k->step);
         }
+        if (k->pow2) {
+            conf_append(buf, size, ", power of two");
+        }
         if (k->choices[0].word != NULL) {
             conf_append(buf, size, "; or ");
             conf_append_doc_choices(buf, size, k);
@@ -657,12 +967,30 @@ static void conf_doc_values(char *buf, size_t size, const struct conf_key *k)
     case CONF_BOOL:
         conf_append(buf, size, "`yes` (1), `no` (0)");
         break;
+    case CONF_IPV4_PREFIX:
+        conf_append(buf, size, "`a.b.c.d/len`, len %" PRId64 "..%" PRId64 "; not in 0/8, 127/8, "
+                    "224/4 or 240/4, not the network or broadcast address of its subnet, and no "
+                    "two ports' subnets may overlap", k->min, k->max);
+        break;
+    }
+}
+
+/* The "Macro" cell of the doc table for one key. */
+static void conf_doc_macros(char *buf, size_t size, const struct conf_key *k)
+{
+    buf[0] = '\0';
+    if (k->type == CONF_IPV4_PREFIX) {
+        conf_append(buf, size, "`%s_HAS_ADDRESS`, `%s_IP`, `%s_PREFIX`", k->macro, k->macro,
+                    k->macro);
+    } else {
+        conf_append(buf, size, "`%s`", k->macro);
     }
 }
 
 int conf_emit_doc(FILE *f)
 {
     char values[CONF_MSG_BYTES];
+    char macros[CONF_MSG_BYTES];
 
     fputs("| Key | Required | Default | Values | Macro | Meaning |\n"
           "|-----|----------|---------|--------|-------|---------|\n",
@@ -671,15 +999,18 @@ int conf_emit_doc(FILE *f)
         const struct conf_key *k = &conf_keys[i];
 
         conf_doc_values(values, sizeof(values), k);
+        conf_doc_macros(macros, sizeof(macros), k);
         fprintf(f, "| `%s` | %s | ", k->name, k->required ? "yes" : "no");
         if (k->required) {
             fputs("-", f);
+        } else if (k->no_default) {
+            fputs("unset", f);
         } else if (k->def_from_file) {
             fputs("file name without `.conf`", f);
         } else {
             fprintf(f, "`%s`", k->def);
         }
-        fprintf(f, " | %s | `%s` | %s |\n", values, k->macro, k->doc);
+        fprintf(f, " | %s | %s | %s |\n", values, macros, k->doc);
     }
     return ferror(f) ? WS_ERR_GENERIC : 0;
 }

@@ -13,6 +13,8 @@
 #define CONF_MAX_ERRORS 32      /* errors kept; later ones are only counted (conf_errors.dropped) */
 #define CONF_MSG_BYTES 384      /* room for a message quoting a whole over-long value */
 #define CONF_MAX_CHOICES 8      /* most words one key accepts (enum values or aliases) */
+#define CONF_DOC_MAX_BYTES 400  /* longest conf_key.doc (it is copied into the header's comments) */
+#define CONF_PORT_COUNT 4       /* keys port0.address..port3.address = CONFIG_PORT_ADDRESSES size */
 
 /* How a value is checked and turned into what the header emits. */
 enum conf_type {
@@ -20,6 +22,7 @@ enum conf_type {
     CONF_INT,    /* decimal or 0x-hex integer in [min, max], multiple of step; or an alias word */
     CONF_ENUM,   /* exactly one of the choice words; emitted as that choice's number */
     CONF_BOOL,   /* "yes" or "no"; emitted as 1 or 0 */
+    CONF_IPV4_PREFIX, /* interface address "a.b.c.d/len"; emitted as three macros (see macro) */
 };
 
 /* One accepted word: an enum value, or an alias of an integer ("com1" for 0x3f8). */
@@ -35,14 +38,20 @@ struct conf_key {
     bool required;        /* missing in the file is an error; def is then unused */
     const char *def;      /* default, as it would be written in the file; checked like one */
     bool def_from_file;   /* default is the file's basename without ".conf" (instead of def) */
-    int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it) */
+    bool no_default;      /* optional and may stay unset (def unused); CONF_IPV4_PREFIX only,
+                           * whose _HAS_ADDRESS macro tells the firmware */
+    int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it);
+                           * CONF_IPV4_PREFIX: allowed prefix lengths */
     int64_t step;         /* CONF_INT: value must be a multiple of this (0 or 1: any) */
     bool hex;             /* CONF_INT: print range and emit the macro in hex */
+    bool pow2;            /* CONF_INT: value must be a power of two (ring sizes) */
     size_t min_len, max_len; /* CONF_STRING: length bounds in characters */
     const char *extra_chars; /* CONF_STRING: allowed besides A-Z a-z 0-9 */
     struct conf_choice choices[CONF_MAX_CHOICES]; /* CONF_ENUM values, CONF_INT aliases */
-    const char *macro;    /* name of the emitted #define */
-    const char *doc;      /* one or two sentences for docs/config.md and the header */
+    const char *macro;    /* name of the emitted #define; CONF_IPV4_PREFIX: prefix of three names,
+                           * <macro>_HAS_ADDRESS (0/1), <macro>_IP, <macro>_PREFIX */
+    const char *doc;      /* one or two sentences for docs/config.md and the header; at most
+                           * CONF_DOC_MAX_BYTES */
 };
 
 extern const struct conf_key conf_keys[];
@@ -51,8 +60,11 @@ extern const size_t conf_key_count;
 /* The value of one key after parsing. */
 struct conf_value {
     unsigned line;        /* first line setting the key; 0 = not in the file */
-    bool present;         /* holds a valid value (from the file or a default) */
+    bool present;         /* holds a valid value (from the file or a default); false for a
+                           * no_default key left unset */
     int64_t num;          /* CONF_INT, CONF_ENUM, CONF_BOOL: the number the header emits */
+    uint32_t ip;          /* CONF_IPV4_PREFIX: address, host byte order (198.18.0.1: 0xc6120001) */
+    unsigned prefix;      /* CONF_IPV4_PREFIX: the prefix length */
     char text[CONF_LINE_MAX_BYTES + 1]; /* the value as written (trimmed), or the default */
 };
 
@@ -81,6 +93,8 @@ struct conf_errors {
  *   outlive out and errs (they point to it). text/len: the file's bytes, not NUL-terminated.
  * out: filled with every key's value (defaults included); usable only if 0 is returned.
  * errs: cleared, then gets every error found, in line order, missing keys (line 0) last.
+ *   Checks between keys (overlapping port subnets) are made when the later of the two lines is
+ *   read, so they keep that order and are reported on the later line.
  * Returns 0 if the file is valid, WS_ERR_INVAL (kernel/err.h) if errs holds at least one error.
  * Pure: no I/O, no allocation, no global state.
  */
@@ -94,7 +108,9 @@ const struct conf_key *conf_key_find(const char *name);
 const struct conf_value *conf_get(const struct conf_values *v, const char *name);
 
 /*
- * conf_emit_header: write the C header for a valid parse (conf_parse returned 0) to f.
+ * conf_emit_header: write the C header for a valid parse (conf_parse returned 0) to f: one
+ * macro per key (three per CONF_IPV4_PREFIX key), then CONFIG_PORT_ADDRESSES, the addresses of
+ * port0..port(CONF_PORT_COUNT-1) as one initializer of { has_address, ip, prefix } triples.
  * Returns 0, or WS_ERR_GENERIC if writing to f failed.
  */
 int conf_emit_header(const struct conf_values *v, FILE *f);

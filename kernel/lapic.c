@@ -6,6 +6,7 @@
 
 #include "mmio.h"
 #include "time.h"
+#include "trap.h"
 #include "x86.h"
 
 #define LAPIC_ID 0x020
@@ -25,9 +26,18 @@
 #define LAPIC_SPURIOUS_VECTOR 0xFF
 #define LAPIC_ICR_TIMEOUT_US 10000
 
+#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_LVT_MASKED 0x00010000
+#define LAPIC_TIMER_INIT 0x380
+#define LAPIC_TIMER_CURRENT 0x390
+#define LAPIC_TIMER_DIVIDE 0x3E0
+#define LAPIC_TIMER_DIVIDE_16 0x3
+#define LAPIC_TIMER_CAL_US 10000
+
 #define LAPIC_DEFAULT_BASE 0xFEE00000UL
 
 static uintptr_t lapic_base = LAPIC_DEFAULT_BASE; /* read-only after the boot core's init */
+static uint64_t lapic_timer_ticks_per_ms;         /* read-only after lapic_timer_calibrate */
 
 static uint32_t lapic_read(uint32_t reg)
 {
@@ -39,10 +49,27 @@ static void lapic_write(uint32_t reg, uint32_t v)
     mmio_write32(lapic_base + reg, v);
 }
 
+/* The BIOS leaves the two 8259 PICs mapped to vectors 8-15, where an IRQ would look like a
+ * CPU exception (a timer tick as a "double fault"). Remap them to 0x20-0x2F and mask every
+ * line: the appliance uses only the local APIC and MSI-X (8259A datasheet, ICW1-ICW4). */
+static void lapic_disable_8259(void)
+{
+    static const uint8_t icw[2][4] = { { 0x11, 0x20, 0x04, 0x01 }, { 0x11, 0x28, 0x02, 0x01 } };
+    static const uint16_t base[2] = { 0x20, 0xA0 };
+    for (int pic = 0; pic < 2; pic++) {
+        outb(base[pic], icw[pic][0]);
+        for (int i = 1; i < 4; i++) {
+            outb(base[pic] + 1, icw[pic][i]);
+        }
+        outb(base[pic] + 1, 0xFF);
+    }
+}
+
 void lapic_init(uintptr_t mmio_base)
 {
     if (mmio_base != 0) {
         lapic_base = mmio_base;
+        lapic_disable_8259(); /* boot core: once */
     }
     lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
 }
@@ -91,4 +118,39 @@ void lapic_send_nmi_all_but_self(void)
 {
     lapic_write(LAPIC_ICR_HI, 0);
     lapic_write(LAPIC_ICR_LO, LAPIC_ICR_NMI | LAPIC_ICR_ALL_BUT_SELF | LAPIC_ICR_LEVEL_ASSERT);
+}
+
+/* lapic_timer_calibrate: count timer ticks (bus clock / 16) over 10 ms of TSC time. The timer
+ * rate is the same on every core (SDM 3A 10.5.4), so the boot core measures it once. */
+void lapic_timer_calibrate(void)
+{
+    lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_TIMER_DIVIDE_16);
+    lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | VEC_TIMER);
+    lapic_write(LAPIC_TIMER_INIT, 0xFFFFFFFF);
+    time_delay_us(LAPIC_TIMER_CAL_US);
+    uint32_t elapsed = 0xFFFFFFFF - lapic_read(LAPIC_TIMER_CURRENT);
+    lapic_write(LAPIC_TIMER_INIT, 0);
+    lapic_timer_ticks_per_ms = elapsed / (LAPIC_TIMER_CAL_US / 1000);
+    if (lapic_timer_ticks_per_ms == 0) {
+        lapic_timer_ticks_per_ms = 1;
+    }
+}
+
+uint64_t lapic_timer_hz(void)
+{
+    return lapic_timer_ticks_per_ms * 1000;
+}
+
+void lapic_timer_oneshot_us(uint64_t us)
+{
+    uint64_t ticks = lapic_timer_ticks_per_ms * us / 1000;
+    if (ticks == 0) {
+        ticks = 1;
+    }
+    if (ticks > 0xFFFFFFFF) {
+        ticks = 0xFFFFFFFF;
+    }
+    lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_TIMER_DIVIDE_16);
+    lapic_write(LAPIC_LVT_TIMER, VEC_TIMER); /* one-shot, unmasked */
+    lapic_write(LAPIC_TIMER_INIT, (uint32_t)ticks);
 }

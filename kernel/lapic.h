@@ -15,4 +15,10 @@ int lapic_send_sipi(uint32_t apic_id, uint8_t vector_page);
 /* lapic_send_nmi_all_but_self: stop the other cores (panic). Safe before lapic_init. */
 void lapic_send_nmi_all_but_self(void);
 
+/* lapic_timer_calibrate: measure the timer's rate against the TSC. Boot core, after time_init. */
+void lapic_timer_calibrate(void);
+uint64_t lapic_timer_hz(void);
+/* lapic_timer_oneshot_us: interrupt this core (vector VEC_TIMER) once, `us` from now. */
+void lapic_timer_oneshot_us(uint64_t us);
+
 #endif

@@ -10,6 +10,9 @@
 #include "bootinfo.h"
 #include "config.h"
 #include "console.h"
+#include "dma.h"
+#include "drivers/nic/nic.h"
+#include "drivers/pci/pci.h"
 #include "err.h"
 #include "lapic.h"
 #include "memmap.h"
@@ -139,9 +142,17 @@ void kmain(uint32_t magic, uint32_t info)
     find_acpi(rsdp_phys);           /* MADT: the cores; MCFG: PCI ECAM (for the PCI layer) */
     lapic_init(boot_acpi.lapic_phys);
     percpu_setup(0, lapic_id());
-    unsigned ncores = smp_start_aps(&boot_acpi, CONFIG_MAX_CORES);
+    lapic_timer_calibrate();        /* wakes a halted core 0 for the console (adaptive mode) */
+    dma_init(&boot_info.mm);        /* rings and pools come from the loader's free RAM */
+    unsigned ncores = smp_start_aps(&boot_acpi, CONFIG_MAX_CORES); /* wait in core_loop */
     print_cores(ncores);
-    kprintf("ready: cores=%u ports=0\n", ncores);
+    pci_init(&boot_acpi);           /* enumerate, size BARs, check capability lists */
+    unsigned nports = 0;
+    if (nic_pools_init(ncores) == 0) { /* per-core packet buffers, then the ports */
+        nports = nic_probe_all(ncores);
+    }
+    loop_release();                 /* every core may now poll its queues */
+    kprintf("ready: cores=%u ports=%u\n", ncores, nports);
     console_prompt();
     core_loop();
 }

@@ -21,6 +21,25 @@ static inline void mmio_write32(uintptr_t addr, uint32_t v)
     __asm__ volatile("movl %0, (%1)" : : "r"(v), "r"(addr) : "memory");
 }
 
+static inline uint16_t mmio_read16(uintptr_t addr)
+{
+    uint16_t v;
+    __asm__ volatile("movw (%1), %0" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+static inline void mmio_write16(uintptr_t addr, uint16_t v)
+{
+    __asm__ volatile("movw %0, (%1)" : : "r"(v), "r"(addr) : "memory");
+}
+
+static inline uint8_t mmio_read8(uintptr_t addr)
+{
+    uint8_t v;
+    __asm__ volatile("movb (%1), %0" : "=q"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 static inline uint64_t mmio_read64(uintptr_t addr)
 {
     uint64_t v;

@@ -39,6 +39,10 @@ struct percpu {
     volatile bool online; /* set when the core enters its loop */
     volatile uint64_t loop_iterations;
     volatile uint64_t unexpected_irqs;
+    volatile uint64_t timer_irqs;
+    volatile uint64_t busy_cycles; /* TSC cycles of loop passes that moved a packet */
+    volatile uint64_t idle_cycles; /* ... that moved none, including time halted */
+    volatile uint64_t halts;       /* adaptive mode: times the core slept */
     volatile bool in_exception; /* a fault inside the fault handler halts at once */
 
     struct tss64 tss;

@@ -127,17 +127,3 @@ unsigned smp_cores_online(void)
 {
     return smp_ncores;
 }
-
-void core_loop(void)
-{
-    struct percpu *cpu = this_cpu();
-
-    cpu->online = true;
-    for (;;) {
-        cpu->loop_iterations++;
-        if (cpu->index == 0) {
-            console_poll();
-        }
-        cpu_relax();
-    }
-}

@@ -3,6 +3,7 @@
 #define WS_SMP_H
 
 #include "acpi.h"
+#include "loop.h"
 
 /* smp_start_aps: start every enabled CPU the MADT lists, up to max_cores in all (0 = no limit
  * but WS_MAX_CPUS), one at a time; an AP not online within WS_AP_START_TIMEOUT_MS is reported
@@ -10,7 +11,5 @@
 unsigned smp_start_aps(const struct acpi_info *acpi, unsigned max_cores);
 /* smp_cores_online: how many cores reached their loop (or are about to: the boot core). */
 unsigned smp_cores_online(void);
-/* core_loop: the run-to-completion loop; never returns. Every core ends here. */
-void core_loop(void) __attribute__((noreturn));
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "console.h"
+#include "irq.h"
 #include "ksyms.h"
 #include "lapic.h"
 #include "panic.h"
@@ -124,6 +125,14 @@ void trap_dispatch(struct trapframe *tf)
     }
     if (tf->vector < VEC_FIRST_EXTERNAL) {
         trap_fatal(tf);
+    }
+    if (irq_dispatch((unsigned)tf->vector)) {
+        return;
+    }
+    if (tf->vector == VEC_TIMER) {
+        this_cpu()->timer_irqs++;
+        lapic_eoi();
+        return;
     }
     this_cpu()->unexpected_irqs++;
     if (tf->vector != VEC_SPURIOUS) {

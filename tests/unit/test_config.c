@@ -440,7 +440,12 @@ static void test_key_table_is_sound(void **state)
         assert_int_equal(strncmp(k->macro, "CONFIG_", 7), 0);
         assert_non_null(k->doc);
         assert_null(strchr(k->doc, '|')); /* would break the markdown table */
-        assert_true(k->required || k->def != NULL || k->def_from_file);
+        assert_true(strlen(k->doc) <= CONF_DOC_MAX_BYTES);
+        assert_true(k->required || k->def != NULL || k->def_from_file || k->no_default);
+        /* Only an address has a "not set" macro for the firmware to test. */
+        assert_true(!k->no_default || (k->type == CONF_IPV4_PREFIX && !k->required));
+        assert_true(k->type != CONF_IPV4_PREFIX || (k->min >= 0 && k->max <= 30));
+        assert_true(!k->pow2 || (k->type == CONF_INT && k->min > 0));
         assert_true(k->type != CONF_ENUM || k->choices[0].word != NULL);
         assert_true(k->type != CONF_STRING ||
                     (k->extra_chars != NULL && k->max_len <= CONF_LINE_MAX_BYTES));
@@ -448,6 +453,18 @@ static void test_key_table_is_sound(void **state)
             assert_string_not_equal(conf_keys[j].name, k->name);
             assert_string_not_equal(conf_keys[j].macro, k->macro);
         }
+    }
+    /* CONFIG_PORT_ADDRESSES is built from these rows, found by name. */
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char name[32], macro[32];
+        const struct conf_key *k;
+
+        snprintf(name, sizeof(name), "port%u.address", n);
+        snprintf(macro, sizeof(macro), "CONFIG_PORT%u", n);
+        k = conf_key_find(name);
+        assert_non_null(k);
+        assert_int_equal(k->type, CONF_IPV4_PREFIX);
+        assert_string_equal(k->macro, macro);
     }
     /* Every table default passes its own validation. */
     assert_int_equal(parse(REQUIRED_KEYS), 0);
@@ -486,6 +503,393 @@ static void test_emitted_header(void **state)
     free(h);
 }
 
+/* Assert an address key holds ip/prefix. */
+static void assert_address(const char *key, uint32_t ip, unsigned prefix)
+{
+    const struct conf_value *v = conf_get(&vals, key);
+
+    assert_non_null(v);
+    assert_true(v->present);
+    assert_int_equal(v->ip, ip);
+    assert_int_equal(v->prefix, prefix);
+}
+
+static void test_port_address_valid(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.1/24\n"
+                                         "port1.address=10.0.0.1/8\n"
+                                         "port3.address = 223.255.255.253/30 # last unicast /30\n"
+                                         "port2.address = 0.0.0.0/8\n"),
+                     WS_ERR_INVAL); /* port2 is wrong; the others are still checked */
+    assert_int_equal(errs.count, 1);
+    assert_address("port0.address", 0xc6120001, 24);
+    assert_address("port1.address", 0x0a000001, 8);
+    assert_address("port3.address", 0xdffffffd, 30);
+
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.1/24\n"
+                                         "port1.address = 1.0.0.1/8\n"
+                                         "port2.address = 223.255.255.254/30\n"
+                                         "port3.address = 192.168.0.2/30\n"),
+                     0);
+    assert_address("port1.address", 0x01000001, 8);
+    assert_address("port2.address", 0xdffffffe, 30);
+    assert_address("port3.address", 0xc0a80002, 30);
+    assert_string_equal(conf_get(&vals, "port0.address")->text, "198.18.0.1/24");
+    assert_int_equal(conf_get(&vals, "port0.address")->line, 5);
+    /* The octets 0 and 255 are fine inside an address; only whole-address rules refuse them. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 10.0.255.0/16\n"), 0);
+    assert_address("port0.address", 0x0a00ff00, 16);
+    /* Unset: no default, not present, no error. */
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+
+        snprintf(key, sizeof(key), "port%u.address", n);
+        assert_false(conf_get(&vals, key)->present);
+        assert_int_equal(conf_get(&vals, key)->line, 0);
+        assert_int_equal(conf_get(&vals, key)->ip, 0);
+    }
+}
+
+static void test_port_address_syntax(void **state)
+{
+    (void)state;
+    assert_one_bad_line("port0.address = 198.18.0.1",
+                        "port0.address: '198.18.0.1' has no prefix length: expected a.b.c.d/len, "
+                        "len 8..30");
+    static const char *const not_quads[] = {
+        "198.18.0/24", "198.18.0.1.5/24", "198.18..1/24", ".18.0.1/24", "198.18.0./24",
+        "+198.18.0.1/24", "198.+18.0.1/24", "198. 18.0.1/24", "198.18.0 .1/24", "0xc6.18.0.1/24",
+        "198.18.0.1 /24", "a.b.c.d/24", "198,18,0,1/24", "/24", "-1.2.3.4/8",
+    };
+    char line[128], msg[256];
+
+    for (size_t i = 0; i < sizeof(not_quads) / sizeof(not_quads[0]); i++) {
+        snprintf(line, sizeof(line), "port0.address = %s", not_quads[i]);
+        snprintf(msg, sizeof(msg), "port0.address: '%s' is not an IPv4 address with prefix "
+                 "length: expected a.b.c.d/len, four decimal octets 0..255", not_quads[i]);
+        assert_one_bad_line(line, msg);
+    }
+    /* Leading zeros: octal to some parsers (010 = 8), decimal to others. */
+    assert_one_bad_line("port0.address = 198.018.0.1/24",
+                        "port0.address: '198.018.0.1/24': octet '018' has a leading zero (octal "
+                        "or decimal?): write it without");
+    assert_one_bad_line("port1.address = 010.1.2.3/8",
+                        "port1.address: '010.1.2.3/8': octet '010' has a leading zero (octal or "
+                        "decimal?): write it without");
+    assert_one_bad_line("port1.address = 10.1.2.00/8",
+                        "port1.address: '10.1.2.00/8': octet '00' has a leading zero (octal or "
+                        "decimal?): write it without");
+    assert_one_bad_line("port0.address = 198.18.0.1/024",
+                        "port0.address: '198.18.0.1/024': prefix length '024' has a leading "
+                        "zero: write it without");
+    assert_one_bad_line("port0.address = 198.256.0.1/24",
+                        "port0.address: '198.256.0.1/24': octet '256' out of range 0..255");
+    assert_one_bad_line("port0.address = 198.18.0.99999999999999999999/24",
+                        "port0.address: '198.18.0.99999999999999999999/24': octet "
+                        "'99999999999999999999' out of range 0..255");
+    assert_one_bad_line("port0.address = 198.18.0.1/",
+                        "port0.address: '198.18.0.1/': prefix length '' is not a number: "
+                        "expected 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/+24",
+                        "port0.address: '198.18.0.1/+24': prefix length '+24' is not a number: "
+                        "expected 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/24/24",
+                        "port0.address: '198.18.0.1/24/24': prefix length '24/24' is not a "
+                        "number: expected 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1//24",
+                        "port0.address: '198.18.0.1//24': prefix length '/24' is not a number: "
+                        "expected 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/0x18",
+                        "port0.address: '198.18.0.1/0x18': prefix length '0x18' is not a "
+                        "number: expected 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/7",
+                        "port0.address: '198.18.0.1/7': prefix length 7 out of range 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/31",
+                        "port0.address: '198.18.0.1/31': prefix length 31 out of range 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/32",
+                        "port0.address: '198.18.0.1/32': prefix length 32 out of range 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/0",
+                        "port0.address: '198.18.0.1/0': prefix length 0 out of range 8..30");
+    assert_one_bad_line("port0.address = 198.18.0.1/99999999999",
+                        "port0.address: '198.18.0.1/99999999999': prefix length 99999999999 out "
+                        "of range 8..30");
+    assert_one_bad_line("port0.address =", "port0.address: empty value");
+}
+
+static void test_port_address_unusable(void **state)
+{
+    (void)state;
+    assert_one_bad_line("port0.address = 0.0.0.1/8",
+                        "port0.address: 0.0.0.1 is in 0.0.0.0/8 ('this network'), not an "
+                        "interface address");
+    assert_one_bad_line("port0.address = 0.255.1.1/16",
+                        "port0.address: 0.255.1.1 is in 0.0.0.0/8 ('this network'), not an "
+                        "interface address");
+    assert_one_bad_line("port0.address = 127.0.0.1/8",
+                        "port0.address: 127.0.0.1 is a loopback address (127.0.0.0/8)");
+    assert_one_bad_line("port2.address = 127.200.3.4/24",
+                        "port2.address: 127.200.3.4 is a loopback address (127.0.0.0/8)");
+    assert_one_bad_line("port0.address = 224.0.0.1/24",
+                        "port0.address: 224.0.0.1 is a multicast address (224.0.0.0/4)");
+    assert_one_bad_line("port0.address = 239.255.255.1/24",
+                        "port0.address: 239.255.255.1 is a multicast address (224.0.0.0/4)");
+    assert_one_bad_line("port0.address = 240.0.0.1/24",
+                        "port0.address: 240.0.0.1 is in the reserved range 240.0.0.0/4");
+    assert_one_bad_line("port3.address = 255.255.255.254/30",
+                        "port3.address: 255.255.255.254 is in the reserved range 240.0.0.0/4");
+    assert_one_bad_line("port0.address = 255.255.255.255/24",
+                        "port0.address: 255.255.255.255 is the limited broadcast address");
+    /* Its own subnet's network and broadcast addresses, at several prefix lengths. */
+    assert_one_bad_line("port0.address = 198.18.0.0/24",
+                        "port0.address: 198.18.0.0 is the network address of 198.18.0.0/24");
+    assert_one_bad_line("port0.address = 198.18.0.255/24",
+                        "port0.address: 198.18.0.255 is the broadcast address of 198.18.0.0/24");
+    assert_one_bad_line("port1.address = 10.0.0.0/8",
+                        "port1.address: 10.0.0.0 is the network address of 10.0.0.0/8");
+    assert_one_bad_line("port1.address = 10.255.255.255/8",
+                        "port1.address: 10.255.255.255 is the broadcast address of 10.0.0.0/8");
+    assert_one_bad_line("port1.address = 192.168.1.4/30",
+                        "port1.address: 192.168.1.4 is the network address of 192.168.1.4/30");
+    assert_one_bad_line("port1.address = 192.168.1.7/30",
+                        "port1.address: 192.168.1.7 is the broadcast address of 192.168.1.4/30");
+    assert_one_bad_line("port1.address = 172.31.255.255/12",
+                        "port1.address: 172.31.255.255 is the broadcast address of "
+                        "172.16.0.0/12");
+    /* 198.18.0.255 is an ordinary host in a /16. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.255/16\n"), 0);
+    assert_address("port0.address", 0xc61200ff, 16);
+    /* The error is on the address's own line. */
+    assert_int_equal(parse(REQUIRED_KEYS "\nport3.address = 198.18.0.0/24\n"), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 6, "port3.address: 198.18.0.0 is the network address of 198.18.0.0/24");
+}
+
+static void test_port_subnets_overlap(void **state)
+{
+    (void)state;
+    /* Same subnet: reported on the later line, naming the earlier key and its line. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.1/24\n"
+                                         "port1.address = 198.18.0.2/24\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 6, "port1.address: 198.18.0.2/24 is in the same subnet 198.18.0.0/24 as "
+                       "port0.address (line 5)");
+    assert_false(conf_get(&vals, "port1.address")->present);
+    /* "Later" is by line, not by port number. */
+    assert_int_equal(parse("port2.address = 10.1.2.3/16\n" REQUIRED_KEYS
+                           "port0.address = 10.1.200.1/16\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 6, "port0.address: 10.1.200.1/16 is in the same subnet 10.1.0.0/16 as "
+                       "port2.address (line 1)");
+    /* A wider subnet holding an earlier one, and a narrower one inside an earlier one. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.1/24\n"
+                                         "port1.address = 198.19.0.1/24\n"
+                                         "port2.address = 198.18.7.1/16\n"
+                                         "port3.address = 198.19.0.129/25\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 7, "port2.address: subnet 198.18.0.0/16 overlaps subnet 198.18.0.0/24 of "
+                       "port0.address (line 5)");
+    assert_error(1, 8, "port3.address: subnet 198.19.0.128/25 overlaps subnet 198.19.0.0/24 of "
+                       "port1.address (line 6)");
+    /* The same address twice is the same subnet too. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 10.9.9.9/8\n"
+                                         "port3.address = 10.9.9.9/8\n"),
+                     WS_ERR_INVAL);
+    assert_error(0, 6, "port3.address: 10.9.9.9/8 is in the same subnet 10.0.0.0/8 as "
+                       "port0.address (line 5)");
+    /* Adjacent subnets do not overlap; neither do 198.18.0.0/15 halves as /16s. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 192.168.1.1/30\n"
+                                         "port1.address = 192.168.1.5/30\n"
+                                         "port2.address = 198.18.0.1/16\n"
+                                         "port3.address = 198.19.0.1/16\n"),
+                     0);
+    /* A bad address is not compared (its own error suffices) and does not hide later ones. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 10.0.0.0/8\n"
+                                         "port1.address = 10.0.0.1/8\n"
+                                         "port2.address = 10.0.0.2/8\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 5, "port0.address: 10.0.0.0 is the network address of 10.0.0.0/8");
+    assert_error(1, 7, "port2.address: 10.0.0.2/8 is in the same subnet 10.0.0.0/8 as "
+                       "port1.address (line 6)");
+    /* A duplicate key is reported as such, not as an overlap with itself. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 10.0.0.1/8\n"
+                                         "port0.address = 10.0.0.2/8\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 6, "duplicate key 'port0.address' (first set on line 5)");
+}
+
+static void test_nic_and_poll_keys(void **state)
+{
+    (void)state;
+    /* Defaults. */
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_int_equal(num_of("nic.rx_descs"), 512);
+    assert_int_equal(num_of("nic.tx_descs"), 512);
+    assert_int_equal(num_of("nic.burst"), 32);
+    assert_int_equal(num_of("nic.rx_usecs"), 50);
+    assert_int_equal(num_of("nic.pool_buffers"), 4096);
+    assert_int_equal(num_of("poll.mode"), 1); /* adaptive */
+    assert_int_equal(num_of("poll.idle_us"), 100);
+    assert_int_equal(conf_get(&vals, "poll.mode")->line, 0);
+    /* Lower edges, then upper edges. */
+    assert_int_equal(parse(REQUIRED_KEYS "nic.rx_descs = 64\nnic.tx_descs = 0x40\n"
+                                         "nic.burst = 1\nnic.rx_usecs = 0\n"
+                                         "nic.pool_buffers = 256\npoll.mode = busy\n"
+                                         "poll.idle_us = 1\n"),
+                     0);
+    assert_int_equal(num_of("nic.rx_descs"), 64);
+    assert_int_equal(num_of("nic.tx_descs"), 64);
+    assert_int_equal(num_of("nic.burst"), 1);
+    assert_int_equal(num_of("nic.rx_usecs"), 0);
+    assert_int_equal(num_of("nic.pool_buffers"), 256);
+    assert_int_equal(num_of("poll.mode"), 0);
+    assert_int_equal(num_of("poll.idle_us"), 1);
+    assert_int_equal(conf_get(&vals, "poll.idle_us")->line, 11);
+    assert_int_equal(parse(REQUIRED_KEYS "nic.rx_descs = 4096\nnic.tx_descs = 1024\n"
+                                         "nic.burst = 64\nnic.rx_usecs = 10000\n"
+                                         "nic.pool_buffers = 65536\npoll.mode = adaptive\n"
+                                         "poll.idle_us = 1000000\n"),
+                     0);
+    assert_int_equal(num_of("nic.rx_descs"), 4096);
+    assert_int_equal(num_of("nic.tx_descs"), 1024);
+    assert_int_equal(num_of("nic.burst"), 64);
+    assert_int_equal(num_of("nic.rx_usecs"), 10000);
+    assert_int_equal(num_of("nic.pool_buffers"), 65536);
+    assert_int_equal(num_of("poll.mode"), 1);
+    assert_int_equal(num_of("poll.idle_us"), 1000000);
+    /* Every power of two in range is accepted. */
+    for (int v = 64; v <= 4096; v *= 2) {
+        char text[256];
+
+        snprintf(text, sizeof(text), REQUIRED_KEYS "nic.rx_descs = %d\nnic.tx_descs = %d\n", v,
+                 v);
+        assert_int_equal(parse(text), 0);
+        assert_int_equal(num_of("nic.rx_descs"), v);
+        assert_int_equal(num_of("nic.tx_descs"), v);
+    }
+}
+
+static void test_nic_and_poll_bad_values(void **state)
+{
+    (void)state;
+    assert_one_bad_line("nic.rx_descs = 500", "nic.rx_descs: 500 is not a power of two");
+    assert_one_bad_line("nic.rx_descs = 576", "nic.rx_descs: 576 is not a power of two");
+    assert_one_bad_line("nic.tx_descs = 4095", "nic.tx_descs: 4095 is not a power of two");
+    assert_one_bad_line("nic.tx_descs = 0x3ff", "nic.tx_descs: 0x3ff is not a power of two");
+    assert_one_bad_line("nic.rx_descs = 32", "nic.rx_descs: '32' out of range 64..4096");
+    assert_one_bad_line("nic.rx_descs = 8192", "nic.rx_descs: '8192' out of range 64..4096");
+    assert_one_bad_line("nic.tx_descs = 0", "nic.tx_descs: '0' out of range 64..4096");
+    assert_one_bad_line("nic.rx_descs = 1k", "nic.rx_descs: '1k' is not a number: expected "
+                                             "64..4096");
+    assert_one_bad_line("nic.burst = 0", "nic.burst: '0' out of range 1..64");
+    assert_one_bad_line("nic.burst = 65", "nic.burst: '65' out of range 1..64");
+    assert_one_bad_line("nic.rx_usecs = 10001", "nic.rx_usecs: '10001' out of range 0..10000");
+    assert_one_bad_line("nic.rx_usecs = -1", "nic.rx_usecs: '-1' is not a number: expected "
+                                             "0..10000");
+    assert_one_bad_line("nic.pool_buffers = 255",
+                        "nic.pool_buffers: '255' out of range 256..65536");
+    assert_one_bad_line("nic.pool_buffers = 65537",
+                        "nic.pool_buffers: '65537' out of range 256..65536");
+    assert_one_bad_line("poll.mode = polling", "poll.mode: 'polling' is not one of busy, adaptive");
+    assert_one_bad_line("poll.mode = Busy", "poll.mode: 'Busy' is not one of busy, adaptive");
+    assert_one_bad_line("poll.idle_us = 0", "poll.idle_us: '0' out of range 1..1000000");
+    assert_one_bad_line("poll.idle_us = 1000001",
+                        "poll.idle_us: '1000001' out of range 1..1000000");
+    /* Errors keep their lines among others. */
+    assert_int_equal(parse(REQUIRED_KEYS "nic.burst = 16\n"
+                                         "nic.rx_descs = 500\n"
+                                         "\n"
+                                         "nic.tx_descs = 1000\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 6, "nic.rx_descs: 500 is not a power of two");
+    assert_error(1, 8, "nic.tx_descs: 1000 is not a power of two");
+}
+
+static void test_emitted_new_macros(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.1/24\n"
+                                         "port2.address = 10.1.2.3/8\n"
+                                         "nic.rx_descs = 1024\nnic.tx_descs = 256\n"
+                                         "nic.burst = 16\nnic.rx_usecs = 0\n"
+                                         "nic.pool_buffers = 8192\npoll.mode = busy\n"
+                                         "poll.idle_us = 250\n"),
+                     0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_non_null(strstr(h, "\n#define CONFIG_PORT0_HAS_ADDRESS 1\n"
+                              "#define CONFIG_PORT0_IP 0xc6120001u\n"
+                              "#define CONFIG_PORT0_PREFIX 24\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_PORT1_HAS_ADDRESS 0\n"
+                              "#define CONFIG_PORT1_IP 0x00000000u\n"
+                              "#define CONFIG_PORT1_PREFIX 0\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_PORT2_HAS_ADDRESS 1\n"
+                              "#define CONFIG_PORT2_IP 0x0a010203u\n"
+                              "#define CONFIG_PORT2_PREFIX 8\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_PORT3_HAS_ADDRESS 0\n"));
+    assert_non_null(strstr(h, "/* port0.address = 198.18.0.1/24 (line 5)."));
+    assert_non_null(strstr(h, "/* port1.address not set (no default)."));
+    assert_non_null(strstr(h, "\n#define CONFIG_PORT_ADDRESSES \\\n"
+                              "    { { 1, 0xc6120001u, 24 }, \\\n"
+                              "      { 0, 0x00000000u, 0 }, \\\n"
+                              "      { 1, 0x0a010203u, 8 }, \\\n"
+                              "      { 0, 0x00000000u, 0 } }\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_DESCS 1024\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_TX_DESCS 256\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_BURST 16\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_USECS 0\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_POOL_BUFFERS 8192\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_POLL_ADAPTIVE 0\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_POLL_IDLE_US 250\n"));
+    /* The aggregate comes after every key's macro, before the guard's end. */
+    assert_true(strstr(h, "CONFIG_PORT_ADDRESSES") > strstr(h, "CONFIG_POLL_IDLE_US"));
+    assert_non_null(strstr(h, " }\n\n#endif\n"));
+    for (const char *line = h; *line != '\0'; line = strchr(line, '\n') + 1) {
+        assert_true(strcspn(line, "\n") <= 100);
+    }
+    free(h);
+
+    /* Defaults: no address anywhere, adaptive polling. */
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_non_null(strstr(h, "\n#define CONFIG_PORT0_HAS_ADDRESS 0\n"));
+    assert_non_null(strstr(h, "      { 0, 0x00000000u, 0 } }\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_DESCS 512\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_TX_DESCS 512\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_BURST 32\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_USECS 50\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_POOL_BUFFERS 4096\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_POLL_ADAPTIVE 1\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_POLL_IDLE_US 100\n"));
+    assert_non_null(strstr(h, "/* poll.mode = adaptive (default)."));
+    free(h);
+}
+
+/* The doc table names all three macros of an address and marks ranges and defaults. */
+static void test_doc_new_rows(void **state)
+{
+    char *table;
+
+    (void)state;
+    table = emit_to_string(conf_emit_doc);
+    assert_non_null(strstr(table, "| `port0.address` | no | unset | `a.b.c.d/len`, len 8..30;"));
+    assert_non_null(strstr(table, "| `CONFIG_PORT3_HAS_ADDRESS`, `CONFIG_PORT3_IP`, "
+                                  "`CONFIG_PORT3_PREFIX` |"));
+    assert_non_null(strstr(table, "| `nic.rx_descs` | no | `512` | 64..4096, power of two | "
+                                  "`CONFIG_NIC_RX_DESCS` |"));
+    assert_non_null(strstr(table, "| `poll.mode` | no | `adaptive` | `busy` (0), `adaptive` (1) "
+                                  "| `CONFIG_POLL_ADAPTIVE` |"));
+    free(table);
+}
+
 /* Both shipped configs are valid, set every key, and differ only where they should. */
 static void test_shipped_configs(void **state)
 {
@@ -503,12 +907,20 @@ static void test_shipped_configs(void **state)
     for (size_t i = 0; i < conf_key_count; i++) {
         const char *key = conf_keys[i].name;
 
-        assert_int_not_equal(def.val[i].line, 0); /* documented by being set explicitly */
-        assert_int_not_equal(vals.val[i].line, 0);
+        /* documented by being set explicitly; a key without default may be left out */
+        if (!conf_keys[i].no_default) {
+            assert_int_not_equal(def.val[i].line, 0);
+            assert_int_not_equal(vals.val[i].line, 0);
+        }
         if (strcmp(key, "name") != 0 && strcmp(key, "test.fault_command") != 0) {
+            assert_int_equal(def.val[i].present, vals.val[i].present);
             assert_int_equal(def.val[i].num, vals.val[i].num);
+            assert_int_equal(def.val[i].ip, vals.val[i].ip);
+            assert_int_equal(def.val[i].prefix, vals.val[i].prefix);
         }
     }
+    assert_int_equal(conf_get(&def, "port0.address")->ip, 0xc6120001); /* 198.18.0.1/24 */
+    assert_int_equal(conf_get(&def, "port1.address")->ip, 0xc6130001); /* 198.19.0.1/24 */
     assert_string_equal(conf_get(&def, "name")->text, "default");
     assert_int_equal(conf_get(&def, "test.fault_command")->num, 0);
     assert_string_equal(conf_get(&vals, "name")->text, "test");
@@ -564,6 +976,14 @@ int main(void)
         cmocka_unit_test(test_error_list_overflow),
         cmocka_unit_test(test_key_table_is_sound),
         cmocka_unit_test(test_emitted_header),
+        cmocka_unit_test(test_port_address_valid),
+        cmocka_unit_test(test_port_address_syntax),
+        cmocka_unit_test(test_port_address_unusable),
+        cmocka_unit_test(test_port_subnets_overlap),
+        cmocka_unit_test(test_nic_and_poll_keys),
+        cmocka_unit_test(test_nic_and_poll_bad_values),
+        cmocka_unit_test(test_emitted_new_macros),
+        cmocka_unit_test(test_doc_new_rows),
         cmocka_unit_test(test_shipped_configs),
         cmocka_unit_test(test_doc_matches_table),
     };

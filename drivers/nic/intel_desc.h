@@ -1,0 +1,105 @@
+/*
+ * drivers/nic/intel_desc.h: the advanced RX and TX descriptors shared by the Intel 82576 (igb)
+ * and 82599 (ixgbe). Layouts: 82576 datasheet §7.1.5 (RX), §7.2.2.3 (TX data); 82599 datasheet
+ * §7.1.6 (RX), §7.2.3.2.4 (TX data). Bit positions cross-checked against Linux's igb
+ * (e1000_82575.h, e1000_defines.h) and ixgbe (ixgbe_type.h) headers, read for facts only.
+ */
+#ifndef WS_INTEL_DESC_H
+#define WS_INTEL_DESC_H
+
+#include <stdint.h>
+
+/*
+ * Advanced receive descriptor (82576 §7.1.5.1/§7.1.5.2, 82599 §7.1.6.1/§7.1.6.2). Software
+ * writes the read format; the NIC overwrites the same 16 bytes with the write-back format.
+ * Little-endian fields, like the CPU.
+ */
+union idesc_rx {
+    struct {
+        uint64_t pkt_addr; /* packet buffer address; bit 0 must be 0 (no header split: A0) */
+        uint64_t hdr_addr; /* header buffer address; its bit 0 is DD in the write-back, so
+                            * writing 0 here re-arms the descriptor and clears DD */
+    } read;
+    struct {
+        uint32_t info;         /* RSS type 3:0, packet type 16:4, header info 31:17 */
+        uint32_t rss_hash;     /* RSS hash; IP id + checksum instead when RXCSUM.PCSD = 0 */
+        uint32_t status_error; /* extended status 19:0, extended errors 31:20 */
+        uint16_t length;       /* PKT_LEN: bytes written to this descriptor's buffer */
+        uint16_t vlan;         /* VLAN tag (when stripped) */
+    } wb;
+} __attribute__((packed, aligned(16)));
+_Static_assert(sizeof(union idesc_rx) == 16, "advanced RX descriptor is 16 bytes");
+
+/* wb.info: RSS type (82576 §7.1.5.2, 82599 §7.1.6.2); 0 = no hash computed. */
+#define IDESC_RX_INFO_RSSTYPE(x) ((uint32_t)(x) & 0xFUL)
+#define IDESC_RX_INFO_RSSTYPE_MASK IDESC_RX_INFO_RSSTYPE(0xF)
+
+/* wb.status_error, extended status (same bits on both chips). */
+#define IDESC_RX_STATUS_DD 0x00000001UL  /* descriptor done: the NIC wrote this one back */
+#define IDESC_RX_STATUS_EOP 0x00000002UL /* end of packet: last buffer of the frame */
+
+/*
+ * wb.status_error, extended errors (bits 31:20). Here the datasheets disagree: the field sits
+ * at the same place but its bits do not mean the same on the two chips (bit 31 is RXE on the
+ * 82576 and IPE on the 82599), so each driver picks its frame-error mask with
+ * iring_rx_set_err_mask(). Checksum errors (IPE/L4E) are deliberately not frame errors: the
+ * frame is intact, only its IP/L4 checksum is wrong, and dropping it is the stack's call.
+ */
+/* 82576 §7.1.5.2 extended errors */
+#define IDESC_RX_ERR_82576_HBO 0x00800000UL /* header buffer overflow (header split only) */
+#define IDESC_RX_ERR_82576_L4E 0x20000000UL /* TCP/UDP checksum error */
+#define IDESC_RX_ERR_82576_IPE 0x40000000UL /* IPv4 header checksum error */
+#define IDESC_RX_ERR_82576_RXE 0x80000000UL /* CRC, symbol, sequence, length or carrier error */
+#define IDESC_RX_ERR_FRAME_82576 IDESC_RX_ERR_82576_RXE
+
+/* 82599 §7.1.6.2 extended errors */
+#define IDESC_RX_ERR_82599_HBO 0x00800000UL /* header buffer overflow (header split only) */
+#define IDESC_RX_ERR_82599_CE 0x01000000UL  /* CRC error */
+#define IDESC_RX_ERR_82599_LE 0x02000000UL  /* length error */
+#define IDESC_RX_ERR_82599_PE 0x08000000UL  /* packet (symbol) error */
+#define IDESC_RX_ERR_82599_OSE 0x10000000UL /* oversize error */
+#define IDESC_RX_ERR_82599_USE 0x20000000UL /* undersize error */
+#define IDESC_RX_ERR_82599_L4E 0x40000000UL /* TCP/UDP checksum error */
+#define IDESC_RX_ERR_82599_IPE 0x80000000UL /* IPv4 header checksum error */
+#define IDESC_RX_ERR_FRAME_82599                                                                   \
+    (IDESC_RX_ERR_82599_CE | IDESC_RX_ERR_82599_LE | IDESC_RX_ERR_82599_PE |                       \
+     IDESC_RX_ERR_82599_OSE | IDESC_RX_ERR_82599_USE)
+
+/*
+ * Advanced transmit data descriptor (82576 §7.2.2.3, 82599 §7.2.3.2.4). Software writes the
+ * read format; with RS set the NIC writes back DD into the status dword when it is done with
+ * the buffer (the other 12 bytes are not meaningful after write-back).
+ */
+union idesc_tx {
+    struct {
+        uint64_t buffer_addr;   /* data buffer address */
+        uint32_t cmd_type_len;  /* DTALEN 15:0, DTYP 23:20, DCMD 31:24 */
+        uint32_t olinfo_status; /* STA 3:0 (0 when written), IDX/POPTS, PAYLEN 31:14 */
+    } read;
+    struct {
+        uint64_t reserved;
+        uint32_t reserved2;
+        uint32_t status; /* STA 3:0: DD = bit 0 */
+    } wb;
+} __attribute__((packed, aligned(16)));
+_Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes");
+
+/* read.cmd_type_len */
+#define IDESC_TX_DTALEN(x) ((uint32_t)(x) & 0xFFFFUL) /* bytes in this descriptor's buffer */
+#define IDESC_TX_DTALEN_MASK IDESC_TX_DTALEN(0xFFFF)
+#define IDESC_TX_DTYP(x) (((uint32_t)(x) & 0xFUL) << 20) /* descriptor type */
+#define IDESC_TX_DTYP_MASK IDESC_TX_DTYP(0xF)
+#define IDESC_TX_DTYP_DATA IDESC_TX_DTYP(0x3) /* 0011b: advanced data descriptor */
+#define IDESC_TX_CMD_EOP 0x01000000UL         /* end of packet */
+#define IDESC_TX_CMD_IFCS 0x02000000UL        /* insert the Ethernet FCS */
+#define IDESC_TX_CMD_RS 0x08000000UL          /* report status: write back DD when done */
+#define IDESC_TX_CMD_DEXT 0x20000000UL        /* descriptor extension: 1 = advanced format */
+
+/* read.olinfo_status */
+#define IDESC_TX_PAYLEN(x) (((uint32_t)(x) & 0x3FFFFUL) << 14) /* whole frame's length */
+#define IDESC_TX_PAYLEN_MASK IDESC_TX_PAYLEN(0x3FFFF)
+
+/* wb.status */
+#define IDESC_TX_STATUS_DD 0x00000001UL /* descriptor done */
+
+#endif

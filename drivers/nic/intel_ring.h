@@ -1,0 +1,208 @@
+/*
+ * drivers/nic/intel_ring.h: RX and TX descriptor rings shared by the igb (82576) and ixgbe
+ * (82599) drivers, on the advanced descriptors of intel_desc.h (82576 datasheet §7.1, §7.2;
+ * 82599 datasheet §7.1, §7.2). A ring knows its descriptor memory, its buffers and the address
+ * of its tail register; queue setup and every other register stay in the drivers.
+ *
+ * Index conventions (both directions): the slots from next_to_clean up to next_to_use - 1 have
+ * been handed to the NIC (posted) and are waited on in that order; next_to_use is also the value
+ * last written to the tail register. The NIC owns the descriptors from its head up to tail - 1,
+ * and head == tail means "nothing for the NIC", so a ring never posts all `size` slots: one
+ * always stays empty, or a full ring would look empty to the NIC (both datasheets' "Receive /
+ * Transmit Descriptor Ring Structure" sections, in §7.1 and §7.2).
+ */
+#ifndef WS_INTEL_RING_H
+#define WS_INTEL_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drivers/nic/intel_desc.h"
+#include "net/pkb.h"
+
+#define IRING_MIN_DESCS 8    /* RDLEN/TDLEN are multiples of 128 bytes = 8 descriptors */
+#define IRING_MAX_DESCS 4096 /* no ring needs more; keeps indices in 16 bits */
+#define IRING_ALIGN_BYTES 128 /* RDBAL/TDBAL: descriptor rings are 128-byte aligned */
+
+/* IRING_DESC_MEM_BYTES: descriptor memory a ring of n descriptors needs (RDLEN/TDLEN value). */
+#define IRING_DESC_MEM_BYTES(n) ((uint32_t)(n) * 16U)
+
+/*
+ * dma_wmb_before_tail: make every descriptor and buffer store above visible to the NIC before
+ * the tail write below it. Descriptors and buffers are write-back (WB) memory, DMA snoops the
+ * caches, and the tail register is mapped uncached (UC, kernel/vm.c). x86 never reorders a store
+ * with older stores (SDM Vol. 3A "Memory Ordering in P6 and More Recent Processor Families":
+ * "Writes to memory are not reordered with other writes", the exceptions being non-temporal
+ * stores, string operations and WC memory), so when the UC tail store reaches the device all
+ * earlier WB stores are already globally visible. Only the compiler could reorder them: an empty
+ * asm with a memory clobber stops it (Linux's x86 dma_wmb() is likewise barrier()). Not enough if
+ * the BAR is ever mapped write-combining or buffers are filled with movnt: those need sfence.
+ */
+static inline void dma_wmb_before_tail(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+/*
+ * dma_rmb_after_dd: keep every read of a descriptor's other fields, and of the buffer the NIC
+ * filled, after the read that found DD set. x86 does not reorder loads with other loads (same
+ * SDM section), so once DD is seen the NIC's earlier writes are seen too; again only the
+ * compiler could hoist a read above the DD test, which the memory clobber forbids.
+ */
+static inline void dma_rmb_after_dd(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+/* Per-queue RX counters, summed over queues only when shown. */
+struct iring_rx_stats {
+    uint64_t packets;     /* good frames handed out by iring_rx_burst */
+    uint64_t bytes;       /* their lengths as written back (no FCS when the MAC strips it) */
+    uint64_t no_buffer;   /* refills that found the pool empty and left slots unposted */
+    uint64_t errors;      /* frames dropped: error bits, impossible length, or oversize */
+    uint64_t oversize;    /* ...of which spanned several buffers (non-EOP descriptor) */
+    uint64_t tail_writes; /* RDT writes (one per refill that posted anything) */
+};
+
+/* Per-queue TX counters. packets/bytes count completions (DD seen), not submissions. */
+struct iring_tx_stats {
+    uint64_t packets;     /* frames the NIC reported done */
+    uint64_t bytes;       /* their lengths */
+    uint64_t ring_full;   /* frames dropped (freed) because no descriptor was free */
+    uint64_t bad_len;     /* frames dropped because len was 0 or above PKB_DATA_BYTES */
+    uint64_t tail_writes; /* TDT writes (one per burst that placed anything) */
+};
+
+struct iring_rx {
+    /* read-only after iring_rx_init */
+    volatile union idesc_rx *desc; /* size descriptors, IRING_ALIGN_BYTES aligned */
+    struct pkb **sw;               /* buffer behind each descriptor, NULL if none */
+    struct pkb_pool *pool;         /* refills come from here: the owning core's pool */
+    uintptr_t tail_reg;            /* MMIO address of this queue's RDT */
+    uint32_t err_mask;             /* write-back error bits that mean "bad frame" */
+    uint16_t size;                 /* descriptors: a power of two */
+    uint16_t mask;                 /* size - 1: indices wrap with & instead of % */
+    uint16_t core;                 /* owning core; also the queue index (one queue per core) */
+    uint16_t port;                 /* port index written into each pkb */
+
+    /* owned by core `core` */
+    uint16_t next_to_clean;       /* next descriptor whose write-back we wait for */
+    uint16_t next_to_use;         /* next slot to post == last tail value written */
+    bool discarding;              /* inside an oversize frame: drop up to its EOP descriptor */
+    struct iring_rx_stats stats;
+};
+
+struct iring_tx {
+    /* read-only after iring_tx_init */
+    volatile union idesc_tx *desc; /* size descriptors, IRING_ALIGN_BYTES aligned */
+    struct pkb **sw;               /* packet behind each in-flight descriptor, NULL if none */
+    uintptr_t tail_reg;            /* MMIO address of this queue's TDT */
+    uint16_t size;
+    uint16_t mask;
+    uint16_t core; /* owning core: the only core that may call in, and pkb_free's `core` */
+    uint16_t port;
+
+    /* owned by core `core` */
+    uint16_t next_to_clean; /* oldest in-flight descriptor (next DD to wait for) */
+    uint16_t next_to_use;   /* next free slot == last tail value written */
+    struct iring_tx_stats stats;
+};
+
+/*
+ * iring_rx_init: set up an RX ring over caller-provided memory: desc_mem (ndesc * 16 bytes,
+ * IRING_ALIGN_BYTES aligned; zeroed here) and sw (ndesc pointers). ndesc is a power of two in
+ * [IRING_MIN_DESCS, IRING_MAX_DESCS]. Posts nothing and writes no register: program the queue
+ * (RDBA/RDLEN/SRRCTL with a PKB_DATA_BYTES buffer), enable it, then call iring_rx_fill. The
+ * frame-error mask defaults to IDESC_RX_ERR_FRAME_82576; the 82599 driver must set its own with
+ * iring_rx_set_err_mask. Returns 0 or WS_ERR_INVAL. Init time, any core.
+ */
+int iring_rx_init(struct iring_rx *r, void *desc_mem, struct pkb **sw, uint16_t ndesc,
+                  uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port);
+/* iring_rx_set_err_mask: which write-back error bits drop a frame (IDESC_RX_ERR_FRAME_*). */
+void iring_rx_set_err_mask(struct iring_rx *r, uint32_t mask);
+/*
+ * iring_rx_fill: post a buffer into every free slot (all but one), in order, until the pool
+ * runs dry (counted once in no_buffer), then write the tail once if anything was posted.
+ * Returns the number posted. Owning core; also called by iring_rx_burst.
+ */
+unsigned iring_rx_fill(struct iring_rx *r);
+/*
+ * iring_rx_burst: hand out up to max received frames (pkb len/port/queue/rss_hash/rx_status
+ * set; the caller owns them and frees them with pkb_free), drop and recycle bad ones, refill
+ * and write the tail at most once. Returns the number written to out. Owning core, fast path.
+ */
+unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max);
+/* iring_rx_pending: a frame is waiting (DD set on next_to_clean). For the adaptive loop's
+ * re-check after arming the interrupt. Owning core. */
+bool iring_rx_pending(const struct iring_rx *r);
+/* iring_rx_release: free every buffer the ring holds back to the pool and forget them. Only
+ * once the NIC has stopped the queue (RXDCTL.ENABLE reads 0). Owning core. */
+void iring_rx_release(struct iring_rx *r);
+
+/*
+ * iring_tx_init: like iring_rx_init, for a TX ring (desc_mem zeroed, nothing posted, no register
+ * touched). Returns 0 or WS_ERR_INVAL. Init time, any core.
+ */
+int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t ndesc,
+                  uintptr_t tail_reg, uint16_t core, uint16_t port);
+/*
+ * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each and write the
+ * tail once. The ring takes ownership of all n: those placed are freed on completion, the rest
+ * (no free descriptor: ring_full; impossible length: bad_len) are freed now. Returns the number
+ * placed. Owning core, fast path.
+ */
+unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
+/*
+ * iring_tx_reclaim: from next_to_clean, while the NIC has written DD back: count the frame,
+ * free its buffer, clear the slot. Returns the number reclaimed. Owning core; iring_tx_burst
+ * calls it, and an idle loop should call it too so buffers do not sit in a quiet ring.
+ */
+unsigned iring_tx_reclaim(struct iring_tx *t);
+/* iring_tx_release: free every in-flight buffer without waiting for DD. Only once the NIC has
+ * stopped the queue (TXDCTL.ENABLE reads 0). Owning core. */
+void iring_tx_release(struct iring_tx *t);
+
+/* Accessors for the `rings` console command (software view; the driver adds RDH/RDT). */
+static inline uint16_t iring_rx_next_to_clean(const struct iring_rx *r)
+{
+    return r->next_to_clean;
+}
+
+static inline uint16_t iring_rx_next_to_use(const struct iring_rx *r)
+{
+    return r->next_to_use;
+}
+
+static inline uint16_t iring_rx_size(const struct iring_rx *r)
+{
+    return r->size;
+}
+
+/* iring_rx_posted: buffers currently handed to the NIC (done or not). */
+static inline uint16_t iring_rx_posted(const struct iring_rx *r)
+{
+    return (uint16_t)((r->next_to_use - r->next_to_clean) & r->mask);
+}
+
+static inline uint16_t iring_tx_next_to_clean(const struct iring_tx *t)
+{
+    return t->next_to_clean;
+}
+
+static inline uint16_t iring_tx_next_to_use(const struct iring_tx *t)
+{
+    return t->next_to_use;
+}
+
+static inline uint16_t iring_tx_size(const struct iring_tx *t)
+{
+    return t->size;
+}
+
+/* iring_tx_in_flight: frames placed and not yet reclaimed. */
+static inline uint16_t iring_tx_in_flight(const struct iring_tx *t)
+{
+    return (uint16_t)((t->next_to_use - t->next_to_clean) & t->mask);
+}
+
+#endif

@@ -1,0 +1,286 @@
+/*
+ * drivers/pci/pci.c: configuration access, enumeration, BAR sizing and capability walk.
+ * A device whose BARs or capability list do not make sense is reported and marked broken, so
+ * no driver trusts it. References: PCI Local Bus 3.0 sections 6.1-6.2.5 (header, BARs), 6.7
+ * (capability list); PCI Express Base 4.0 section 7.2.2 (enhanced configuration access).
+ */
+#include "pci.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "console.h"
+#include "mmio.h"
+#include "vm.h"
+#include "x86.h"
+
+#define PCI_CF8_ADDR 0xCF8
+#define PCI_CF8_DATA 0xCFC
+#define PCI_CF8_ENABLE 0x80000000U
+#define PCI_MAX_CAPS 48 /* 192 bytes of capability space / 4-byte minimum entries */
+#define PCI_ECAM_BUS_BYTES (1ULL << 20)
+
+/* read-only after pci_init */
+static uint64_t pci_ecam_base; /* 0: use port 0xCF8 */
+static uint8_t pci_ecam_bus_start, pci_ecam_bus_end;
+static struct pci_dev pci_devs[PCI_MAX_DEVICES];
+static unsigned pci_ndevs;
+
+static uintptr_t pci_ecam_addr(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
+{
+    return (uintptr_t)(pci_ecam_base + ((uint64_t)(bus - pci_ecam_bus_start) << 20) +
+                       ((uint64_t)dev << 15) + ((uint64_t)fn << 12) + off);
+}
+
+static uint32_t pci_cf8_select(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
+{
+    return PCI_CF8_ENABLE | ((uint32_t)bus << 16) | ((uint32_t)dev << 11) | ((uint32_t)fn << 8) |
+           (off & 0xFC);
+}
+
+static uint32_t pci_cfg_read32(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
+{
+    if (pci_ecam_base) {
+        return mmio_read32(pci_ecam_addr(bus, dev, fn, off));
+    }
+    outl(PCI_CF8_ADDR, pci_cf8_select(bus, dev, fn, off));
+    return inl(PCI_CF8_DATA);
+}
+
+uint32_t pci_read32(const struct pci_dev *d, uint16_t off)
+{
+    return pci_cfg_read32(d->bus, d->dev, d->fn, off);
+}
+
+uint16_t pci_read16(const struct pci_dev *d, uint16_t off)
+{
+    return (uint16_t)(pci_read32(d, off & ~3) >> ((off & 2) * 8));
+}
+
+uint8_t pci_read8(const struct pci_dev *d, uint16_t off)
+{
+    return (uint8_t)(pci_read32(d, off & ~3) >> ((off & 3) * 8));
+}
+
+void pci_write32(const struct pci_dev *d, uint16_t off, uint32_t v)
+{
+    if (pci_ecam_base) {
+        mmio_write32(pci_ecam_addr(d->bus, d->dev, d->fn, off), v);
+        return;
+    }
+    outl(PCI_CF8_ADDR, pci_cf8_select(d->bus, d->dev, d->fn, off));
+    outl(PCI_CF8_DATA, v);
+}
+
+/* 16-bit writes are real 16-bit cycles: a 32-bit read-modify-write of COMMAND would write
+ * STATUS back, whose error bits are write-one-to-clear. */
+void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v)
+{
+    if (pci_ecam_base) {
+        mmio_write16(pci_ecam_addr(d->bus, d->dev, d->fn, off), v);
+        return;
+    }
+    outl(PCI_CF8_ADDR, pci_cf8_select(d->bus, d->dev, d->fn, off));
+    outw(PCI_CF8_DATA + (off & 2), v);
+}
+
+const char *pci_bdf(const struct pci_dev *d, char *buf)
+{
+    snprintf(buf, 13, "%04x:%02x:%02x.%x", d->segment, d->bus, d->dev, d->fn);
+    return buf;
+}
+
+/* pci_size_bar: probe BAR i's size with decoding off (PCI 3.0 6.2.5.1); returns the number of
+ * BAR registers used (2 for a 64-bit BAR), or -1 if the BAR is malformed. */
+static int pci_size_bar(struct pci_dev *d, unsigned i)
+{
+    uint16_t off = PCI_BAR0 + 4 * i;
+    uint32_t orig = pci_read32(d, off), hi = 0, mask_hi = 0xFFFFFFFF;
+    struct pci_bar *b = &d->bar[i];
+
+    pci_write32(d, off, 0xFFFFFFFF);
+    uint32_t mask = pci_read32(d, off);
+    pci_write32(d, off, orig);
+    if (mask == 0) {
+        return 1; /* unimplemented */
+    }
+    b->io = orig & PCI_BAR_IO;
+    b->is64 = !b->io && (orig & PCI_BAR_MEM_TYPE_MASK) == PCI_BAR_MEM_64;
+    b->prefetch = !b->io && (orig & PCI_BAR_PREFETCH);
+    if (b->is64) {
+        if (i == PCI_NUM_BARS - 1) {
+            return -1; /* a 64-bit BAR cannot start in the last slot */
+        }
+        hi = pci_read32(d, off + 4);
+        pci_write32(d, off + 4, 0xFFFFFFFF);
+        mask_hi = pci_read32(d, off + 4);
+        pci_write32(d, off + 4, hi);
+    }
+    uint64_t m = ((uint64_t)mask_hi << 32) | (mask & (b->io ? ~3U : ~15U));
+    b->size = ~m + 1;
+    b->base = ((uint64_t)hi << 32) | (orig & (b->io ? ~3U : ~15U));
+    if (b->size == 0 || (b->size & (b->size - 1)) != 0 || (b->base & (b->size - 1)) != 0) {
+        return -1; /* not a power of two, or a base not aligned to it */
+    }
+    return b->is64 ? 2 : 1;
+}
+
+static bool pci_size_bars(struct pci_dev *d, char *why, size_t whylen)
+{
+    uint16_t cmd = pci_read16(d, PCI_COMMAND);
+
+    pci_write16(d, PCI_COMMAND, cmd & ~(PCI_COMMAND_IO | PCI_COMMAND_MEMORY));
+    for (unsigned i = 0; i < PCI_NUM_BARS;) {
+        int used = pci_size_bar(d, i);
+        if (used < 0) {
+            pci_write16(d, PCI_COMMAND, cmd);
+            snprintf(why, whylen, "BAR%u malformed (base 0x%llx size 0x%llx)", i,
+                     (unsigned long long)d->bar[i].base, (unsigned long long)d->bar[i].size);
+            return false;
+        }
+        i += (unsigned)used;
+    }
+    pci_write16(d, PCI_COMMAND, cmd);
+    return true;
+}
+
+/* pci_check_caps: the capability list must be a finite chain of aligned pointers inside the
+ * device-specific area (0x40-0xFF), PCI 3.0 6.7. */
+static bool pci_check_caps(struct pci_dev *d, char *why, size_t whylen)
+{
+    if (!(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST)) {
+        return true;
+    }
+    uint8_t ptr = pci_read8(d, PCI_CAP_PTR);
+    for (unsigned n = 0; ptr != 0; n++) {
+        if (n == PCI_MAX_CAPS || ptr < 0x40 || (ptr & 3) != 0) {
+            snprintf(why, whylen, "capability list malformed at 0x%02x (entry %u)", ptr, n);
+            return false;
+        }
+        if (pci_read8(d, ptr) == PCI_CAP_ID_MSIX && d->msix_cap == 0) {
+            d->msix_cap = ptr;
+        }
+        ptr = pci_read8(d, ptr + 1);
+    }
+    return true;
+}
+
+uint8_t pci_find_cap(const struct pci_dev *d, uint8_t id)
+{
+    if (d->broken || !(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST)) {
+        return 0;
+    }
+    uint8_t ptr = pci_read8(d, PCI_CAP_PTR);
+    for (unsigned n = 0; ptr != 0 && n < PCI_MAX_CAPS; n++) {
+        if (pci_read8(d, ptr) == id) {
+            return ptr;
+        }
+        ptr = pci_read8(d, ptr + 1);
+    }
+    return 0;
+}
+
+void pci_enable(struct pci_dev *d)
+{
+    uint16_t cmd = pci_read16(d, PCI_COMMAND);
+    pci_write16(d, PCI_COMMAND,
+                cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER | PCI_COMMAND_INTX_DISABLE);
+}
+
+static void pci_report(const struct pci_dev *d, const char *why)
+{
+    char bdf[16], bars[160] = "";
+    size_t n = 0;
+
+    for (unsigned i = 0; i < PCI_NUM_BARS && n < sizeof(bars); i++) {
+        const struct pci_bar *b = &d->bar[i];
+        if (b->size != 0) {
+            n += (size_t)snprintf(bars + n, sizeof(bars) - n, " bar%u %s 0x%llx/0x%llx", i,
+                                  b->io ? "io" : (b->is64 ? "mem64" : "mem"),
+                                  (unsigned long long)b->base, (unsigned long long)b->size);
+        }
+    }
+    kprintf("pci %s %04x:%04x class %06x%s%s%s%s\n", pci_bdf(d, bdf), d->vendor, d->device,
+            d->class_rev >> 8, bars, d->msix_cap ? " msix" : "", why ? " BROKEN: " : "",
+            why ? why : "");
+}
+
+static void pci_probe_function(uint8_t bus, uint8_t dev, uint8_t fn)
+{
+    char why[96];
+
+    if (pci_ndevs == PCI_MAX_DEVICES) {
+        kprintf("pci %02x:%02x.%x: more than %d devices, ignored\n", bus, dev, fn,
+                PCI_MAX_DEVICES);
+        return;
+    }
+    struct pci_dev *d = &pci_devs[pci_ndevs++];
+    memset(d, 0, sizeof(*d));
+    d->bus = bus, d->dev = dev, d->fn = fn;
+    uint32_t id = pci_read32(d, PCI_VENDOR_ID);
+    d->vendor = id & 0xFFFF, d->device = id >> 16;
+    d->class_rev = pci_read32(d, PCI_CLASS_REVISION);
+    d->header_type = pci_read8(d, PCI_HEADER_TYPE);
+    bool ok = (d->header_type & 0x7F) != 0 || pci_size_bars(d, why, sizeof(why));
+    ok = ok && pci_check_caps(d, why, sizeof(why));
+    d->broken = !ok;
+    pci_report(d, ok ? NULL : why);
+}
+
+static void pci_scan_bus(uint8_t bus)
+{
+    struct pci_dev probe = { .bus = bus };
+
+    for (uint8_t dev = 0; dev < 32; dev++) {
+        probe.dev = dev, probe.fn = 0;
+        if ((pci_read32(&probe, PCI_VENDOR_ID) & 0xFFFF) == 0xFFFF) {
+            continue; /* no function 0: no device (PCI 3.0 6.2.1) */
+        }
+        bool multi = pci_read8(&probe, PCI_HEADER_TYPE) & PCI_HEADER_MULTIFUNCTION;
+        for (uint8_t fn = 0; fn < (multi ? 8 : 1); fn++) {
+            probe.fn = fn;
+            if ((pci_read32(&probe, PCI_VENDOR_ID) & 0xFFFF) != 0xFFFF) {
+                pci_probe_function(bus, dev, fn);
+            }
+        }
+    }
+}
+
+unsigned pci_init(const struct acpi_info *acpi)
+{
+    unsigned last_bus = 255;
+
+    for (unsigned i = 0; i < acpi->nmcfg; i++) {
+        const struct acpi_mcfg_seg *s = &acpi->mcfg[i];
+        if (s->segment == 0 && s->bus_start == 0 && s->bus_end >= s->bus_start) {
+            uint64_t len = (uint64_t)(s->bus_end - s->bus_start + 1) * PCI_ECAM_BUS_BYTES;
+            if (vm_map_mmio(s->base, len) == 0) {
+                pci_ecam_base = s->base;
+                pci_ecam_bus_start = s->bus_start;
+                pci_ecam_bus_end = s->bus_end;
+                last_bus = s->bus_end;
+            }
+            break;
+        }
+    }
+    if (pci_ecam_base) {
+        kprintf("pci: config access by ECAM at 0x%llx, buses %u-%u\n",
+                (unsigned long long)pci_ecam_base, pci_ecam_bus_start, pci_ecam_bus_end);
+    } else {
+        kprintf("pci: config access by port 0xCF8 (no usable MCFG segment)\n");
+    }
+    for (unsigned bus = 0; bus <= last_bus; bus++) {
+        pci_scan_bus((uint8_t)bus);
+    }
+    return pci_ndevs;
+}
+
+unsigned pci_device_count(void)
+{
+    return pci_ndevs;
+}
+
+struct pci_dev *pci_device(unsigned i)
+{
+    return i < pci_ndevs ? &pci_devs[i] : NULL;
+}

@@ -1,0 +1,12 @@
+/* kernel/loop.h: the per-core run-to-completion loop. */
+#ifndef WS_LOOP_H
+#define WS_LOOP_H
+
+/* core_loop: poll this core's queues on every port, then (core 0) the console and
+ * housekeeping; in adaptive mode halt after an idle spell. Never returns; every core ends here.
+ * Application processors wait in it until loop_release() before touching any port. */
+void core_loop(void) __attribute__((noreturn));
+/* loop_release: let every core start its datapath. Boot core, after all devices are up. */
+void loop_release(void);
+
+#endif

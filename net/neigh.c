@@ -1,0 +1,235 @@
+/*
+ * net/neigh.c: the neighbour table: one writer core, lock-free readers (a sequence lock per
+ * entry). Layout and placement rules are in neigh.h.
+ */
+#include <string.h>
+
+#include "err.h"
+#include "net/inet.h"
+#include "net/neigh.h"
+
+#define NEIGH_SLOT_MASK (NEIGH_TABLE_ENTRIES - 1)
+
+/*
+ * Sequence lock, and why it needs no fence instruction on x86-64.
+ *
+ * Writer (one core): seq += 1 (odd), store ip/mac/time, seq += 1 (even).
+ * Reader (any core): load seq (retry while odd), load ip/mac/time, load seq again; the copy is
+ * consistent only if both seq loads agree.
+ *
+ * x86-64 is TSO (SDM vol. 3A 8.2.2, "Memory Ordering in P6 and More Recent Processor Families"):
+ * stores become visible to other cores in program order, and loads are not reordered with
+ * other loads. So the hardware already keeps the writer's odd-seq store ahead of its data
+ * stores and the reader's seq loads around its data loads; only the compiler must be stopped
+ * from reordering. The __atomic builtins below say exactly that: release stores and acquire
+ * loads compile to plain movs on x86-64 and pin the order in the compiler (and let the host's
+ * ThreadSanitizer build see the protocol). Each field is a single aligned, naturally sized
+ * atomic, so no individual value can be torn either.
+ *
+ * The ordering argument in C11 terms: the data stores are release stores sequenced after the
+ * odd seq store, and the reader's data loads are acquire loads sequenced before its second seq
+ * load. If the reader saw any value of an update that began after its first seq load, that
+ * update's odd seq is visible to its second load, which then differs, and it retries.
+ */
+
+/* Let the sibling hyperthread run while we wait for a writer mid-update. */
+static inline void neigh_cpu_relax(void)
+{
+    __asm__ volatile("pause" ::: "memory");
+}
+
+static uint64_t neigh_mac_pack(const uint8_t mac[NEIGH_MAC_BYTES])
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < NEIGH_MAC_BYTES; i++) {
+        v = v << 8 | mac[i];
+    }
+    return v;
+}
+
+static void neigh_mac_unpack(uint64_t v, uint8_t mac[NEIGH_MAC_BYTES])
+{
+    for (unsigned i = NEIGH_MAC_BYTES; i-- > 0;) {
+        mac[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+/* neigh_write: replace one slot's contents under its sequence counter. Writer core only. */
+static void neigh_write(struct neigh_entry *e, uint32_t ip, uint64_t mac, uint64_t now_ns)
+{
+    uint32_t seq = e->seq; /* only this core writes seq: a plain read sees its latest value */
+
+    __atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELAXED); /* odd: readers will retry */
+    __atomic_store_n(&e->ip, ip, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->mac, mac, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->updated_ns, now_ns, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE); /* even: stable again */
+}
+
+/* neigh_read: a consistent copy of one slot, or false after NEIGH_READ_RETRIES attempts. */
+static bool neigh_read(const struct neigh_entry *e, struct neigh_entry *out)
+{
+    for (unsigned i = 0; i < NEIGH_READ_RETRIES; i++) {
+        uint32_t s0 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+        if (s0 & 1) {
+            neigh_cpu_relax();
+            continue;
+        }
+        out->ip = __atomic_load_n(&e->ip, __ATOMIC_ACQUIRE);
+        out->mac = __atomic_load_n(&e->mac, __ATOMIC_ACQUIRE);
+        out->updated_ns = __atomic_load_n(&e->updated_ns, __ATOMIC_ACQUIRE);
+        uint32_t s1 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+        if (s0 == s1) {
+            out->seq = s0;
+            return true;
+        }
+    }
+    return false;
+}
+
+static struct neigh_entry *neigh_slot(struct neigh_table *t, uint32_t home, unsigned i)
+{
+    return &t->entry[(home + i) & NEIGH_SLOT_MASK];
+}
+
+/* neigh_find: ip's slot in its window, or NULL. Writer side: plain reads of its own data. */
+static struct neigh_entry *neigh_find(struct neigh_table *t, uint32_t ip)
+{
+    uint32_t home = neigh_home_slot(ip);
+    for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
+        struct neigh_entry *e = neigh_slot(t, home, i);
+        if (e->ip == ip) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* neigh_victim: the first free slot of ip's window, else its least recently updated one. */
+static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool *evicts)
+{
+    uint32_t home = neigh_home_slot(ip);
+    struct neigh_entry *oldest = neigh_slot(t, home, 0);
+
+    for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
+        struct neigh_entry *e = neigh_slot(t, home, i);
+        if (e->ip == 0) {
+            *evicts = false;
+            return e;
+        }
+        if (e->updated_ns < oldest->updated_ns) {
+            oldest = e;
+        }
+    }
+    *evicts = true;
+    return oldest;
+}
+
+void neigh_init(struct neigh_table *t)
+{
+    memset(t, 0, sizeof(*t));
+}
+
+/* An address we may send unicast frames to. A router must not believe an ARP claim that a
+ * neighbour's link address is broadcast or multicast (RFC 1812 section 3.3.2). */
+static bool neigh_valid(uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES])
+{
+    return ip != 0 && !inet_eth_is_group(mac) && !inet_eth_is_zero(mac);
+}
+
+int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
+                 uint64_t now_ns)
+{
+    if (!neigh_valid(ip, mac)) {
+        t->stats.rejected++;
+        return WS_ERR_INVAL;
+    }
+    if (neigh_refresh(t, ip, mac, now_ns)) {
+        return WS_OK;
+    }
+
+    bool evicts;
+    struct neigh_entry *e = neigh_victim(t, ip, &evicts);
+    if (evicts) {
+        t->stats.replaced_oldest++;
+    } else {
+        t->stats.inserted++;
+    }
+    neigh_write(e, ip, neigh_mac_pack(mac), now_ns);
+    return WS_OK;
+}
+
+bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
+                   uint64_t now_ns)
+{
+    if (!neigh_valid(ip, mac)) {
+        return false;
+    }
+    struct neigh_entry *e = neigh_find(t, ip);
+    if (e == NULL) {
+        return false;
+    }
+    uint64_t m = neigh_mac_pack(mac);
+    if (e->mac == m) {
+        t->stats.refreshed++;
+    } else {
+        t->stats.mac_changed++;
+    }
+    neigh_write(e, ip, m, now_ns);
+    return true;
+}
+
+bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES])
+{
+    if (ip == 0) {
+        return false; /* 0 marks free slots: never a match */
+    }
+    uint32_t home = neigh_home_slot(ip);
+    for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
+        const struct neigh_entry *e = &t->entry[(home + i) & NEIGH_SLOT_MASK];
+        /* Cheap filter first: only a slot that looks like ours pays for the full read. A slot
+         * being rewritten to ip right now may be missed: as if we had looked a moment earlier. */
+        if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip) {
+            continue;
+        }
+        struct neigh_entry copy;
+        if (neigh_read(e, &copy) && copy.ip == ip) {
+            neigh_mac_unpack(copy.mac, mac_out);
+            return true;
+        }
+    }
+    return false;
+}
+
+unsigned neigh_expire(struct neigh_table *t, uint64_t now_ns, uint64_t max_age_ns)
+{
+    unsigned removed = 0;
+    for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
+        struct neigh_entry *e = &t->entry[i];
+        /* An entry stamped after now (a caller's clock went backwards) is not expired. */
+        if (e->ip == 0 || e->updated_ns > now_ns || now_ns - e->updated_ns <= max_age_ns) {
+            continue;
+        }
+        neigh_write(e, 0, 0, 0);
+        removed++;
+    }
+    t->stats.expired += removed;
+    return removed;
+}
+
+size_t neigh_snapshot(const struct neigh_table *t, struct neigh_snapshot_entry *out, size_t max)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES && n < max; i++) {
+        struct neigh_entry copy;
+        if (!neigh_read(&t->entry[i], &copy) || copy.ip == 0) {
+            continue; /* free, or changing too fast to show this instant */
+        }
+        out[n].ip = copy.ip;
+        neigh_mac_unpack(copy.mac, out[n].mac);
+        out[n].updated_ns = copy.updated_ns;
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,95 @@
+/*
+ * net/neigh.h: the IPv4 -> Ethernet neighbour table (what ARP, RFC 826, learned). Fixed size, no
+ * allocation. One writer core (the core that receives ARP: non-IP frames all land on RX queue
+ * 0, i.e. core 0) and lock-free readers on every core, through a sequence counter per entry.
+ *
+ * Placement: an address hashes to a home slot; it lives in one of the NEIGH_PROBE_SLOTS slots
+ * from there (wrapping). Entries never move once written, so a reader needs no more than each
+ * entry's own sequence counter to see a consistent (ip, mac) pair. When all slots of an
+ * address's window are taken, the least recently updated of them is replaced (counted): with
+ * overlapping windows of 8 in 256 slots this is, in practice, "a full table replaces the oldest
+ * entry", while a lookup stays bounded at 8 slots.
+ */
+#ifndef WS_NEIGH_H
+#define WS_NEIGH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef NEIGH_TABLE_BITS
+#define NEIGH_TABLE_BITS 8 /* 256 entries: a /24 of hosts on the appliance's links */
+#endif
+#define NEIGH_TABLE_ENTRIES (1u << NEIGH_TABLE_BITS)
+#define NEIGH_PROBE_SLOTS 8    /* slots an address may occupy, from its home slot on */
+#define NEIGH_READ_RETRIES 64  /* a reader gives up (reports a miss) after this many retries */
+
+#define NEIGH_MAC_BYTES 6
+
+/* One slot. seq is even when stable, odd while the writer is changing the slot. */
+struct neigh_entry {
+    uint32_t seq;
+    uint32_t ip;         /* host byte order; 0 = free slot */
+    uint64_t mac;        /* 48-bit MAC, first byte on the wire in bits 47..40 */
+    uint64_t updated_ns; /* time of the last neigh_update for this address */
+};
+
+/* Writer-side counters. */
+struct neigh_stats {
+    uint64_t inserted;        /* a new address took a free slot */
+    uint64_t refreshed;       /* a known address confirmed, same MAC */
+    uint64_t mac_changed;     /* a known address moved to another MAC */
+    uint64_t replaced_oldest; /* a new address evicted the stalest entry of its window */
+    uint64_t expired;         /* removed by neigh_expire */
+    uint64_t rejected;        /* neigh_update with address 0 or a group/zero MAC */
+};
+
+struct neigh_table {
+    /* written by the writer core under each entry's seq; read by every core */
+    struct neigh_entry entry[NEIGH_TABLE_ENTRIES];
+    /* owned by the writer core; on its own cache line so readers' lines stay clean */
+    struct neigh_stats stats __attribute__((aligned(64)));
+};
+
+/* One row of a snapshot (console `arp`). */
+struct neigh_snapshot_entry {
+    uint32_t ip; /* host byte order */
+    uint8_t mac[NEIGH_MAC_BYTES];
+    uint64_t updated_ns;
+};
+
+/* neigh_home_slot: where an address's window starts (Fibonacci hashing: a multiply and a shift,
+ * which spreads consecutive host addresses over the table). Exposed for tests. */
+static inline uint32_t neigh_home_slot(uint32_t ip)
+{
+    return (ip * 0x9e3779b1u) >> (32 - NEIGH_TABLE_BITS);
+}
+
+/* neigh_init: empty the table. Init time, before any reader runs. */
+void neigh_init(struct neigh_table *t);
+
+/* neigh_update: learn or refresh ip -> mac at time now_ns. Returns 0, or WS_ERR_INVAL for
+ * ip 0 or a MAC that is zero or a group address (nothing a unicast frame may be sent to).
+ * Writer core only. */
+int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
+                 uint64_t now_ns);
+
+/* neigh_refresh: like neigh_update but only if ip is already known (RFC 826's "merge" step for
+ * ARP packets not addressed to us). Returns true if an entry was updated. Writer core only. */
+bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
+                   uint64_t now_ns);
+
+/* neigh_lookup: the MAC for ip, into mac_out. Returns false if unknown (or, rarely, if the
+ * entry kept changing under the reader NEIGH_READ_RETRIES times). Any core, lock-free, no
+ * writes to shared memory. */
+bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES]);
+
+/* neigh_expire: remove entries not updated for more than max_age_ns. Returns how many were
+ * removed. Writer core only (its timer). */
+unsigned neigh_expire(struct neigh_table *t, uint64_t now_ns, uint64_t max_age_ns);
+
+/* neigh_snapshot: copy up to max consistent entries into out, in slot order; returns the count.
+ * Any core (it reads like neigh_lookup); meant for the console's `arp` command. */
+size_t neigh_snapshot(const struct neigh_table *t, struct neigh_snapshot_entry *out, size_t max);
+
+#endif

@@ -1,0 +1,766 @@
+/*
+ * tests/unit/test_intel_ring.c: the shared Intel RX/TX rings against the fake NIC: fill and
+ * tail rules, frame metadata, wraparound, missed frames, empty pools, error and oversize
+ * write-backs, TX placement, completion-time accounting, ring-full drops and a slow NIC. Every
+ * test checks buffer conservation (pool + RX ring + TX ring + test == pool size, each buffer in
+ * exactly one place) after each step and at the end.
+ * Build: gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined
+ *        -fno-sanitize-recover=all -I. -Ikernel tests/unit/test_intel_ring.c
+ *        drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c -lcmocka
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/nic/intel_ring.h"
+#include "err.h"
+#include "tests/fakes/fake_intel_nic.h"
+
+#define TR_CORE 2
+#define TR_PORT 1
+#define TR_MAX_HELD 512
+#define TR_TXQ_LEN 4096
+
+/* One core's view: a pool, an RX and a TX ring on it, the fake NIC behind both. */
+struct tr {
+    struct pkb_pool pool;
+    struct pkb *meta;
+    struct pkb **stack;
+    uint8_t *data;
+
+    struct iring_rx rx;
+    void *rx_desc;
+    struct pkb **rx_sw;
+    uint32_t rx_tail; /* the RDT "register" */
+    struct fake_inic_rx nrx;
+
+    struct iring_tx tx;
+    void *tx_desc;
+    struct pkb **tx_sw;
+    uint32_t tx_tail; /* the TDT "register" */
+    struct fake_inic_tx ntx;
+
+    struct pkb *held[TR_MAX_HELD]; /* buffers the test itself owns */
+    unsigned nheld;
+
+    uint32_t txq[TR_TXQ_LEN]; /* seqs placed on the TX ring, in order: what the NIC must send */
+    unsigned txq_head, txq_tail;
+};
+
+/* ---- frames ----------------------------------------------------------------------------- */
+
+/* tr_frame: a recognisable frame: seq in the first 4 bytes, a seq-dependent pattern after. */
+static void tr_frame(uint8_t *buf, uint32_t seq, uint16_t len)
+{
+    for (uint16_t i = 0; i < len; i++) {
+        buf[i] = i < 4 ? (uint8_t)(seq >> (8 * i)) : (uint8_t)(seq * 131 + i);
+    }
+}
+
+/* tr_frame_check: the frame's seq, after checking every byte of it. */
+static uint32_t tr_frame_check(const uint8_t *buf, uint16_t len)
+{
+    assert_true(len >= 4);
+    uint32_t seq = buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 |
+                   (uint32_t)buf[3] << 24;
+
+    for (uint16_t i = 4; i < len; i++) {
+        assert_int_equal(buf[i], (uint8_t)(seq * 131 + i));
+    }
+    return seq;
+}
+
+static uint16_t tr_len_for(uint32_t seq)
+{
+    return (uint16_t)(60 + (seq * 97) % (1518 - 60 + 1));
+}
+
+/* ---- fixture ---------------------------------------------------------------------------- */
+
+static struct tr *tr_new(uint32_t npool, uint16_t nrx, uint16_t ntx)
+{
+    struct tr *t = calloc(1, sizeof(*t));
+
+    assert_non_null(t);
+    t->meta = calloc(npool, sizeof(*t->meta));
+    t->stack = calloc(npool, sizeof(*t->stack));
+    t->data = aligned_alloc(PKB_DATA_BYTES, (size_t)npool * PKB_DATA_BYTES);
+    t->rx_desc = aligned_alloc(IRING_ALIGN_BYTES, IRING_DESC_MEM_BYTES(nrx));
+    t->rx_sw = calloc(nrx, sizeof(*t->rx_sw));
+    t->tx_desc = aligned_alloc(IRING_ALIGN_BYTES, IRING_DESC_MEM_BYTES(ntx));
+    t->tx_sw = calloc(ntx, sizeof(*t->tx_sw));
+    assert_true(t->meta && t->stack && t->data && t->rx_desc && t->rx_sw && t->tx_desc &&
+                t->tx_sw);
+    /* Garbage in the descriptor memory: init must clear it. */
+    memset(t->rx_desc, 0xFF, IRING_DESC_MEM_BYTES(nrx));
+    memset(t->tx_desc, 0xFF, IRING_DESC_MEM_BYTES(ntx));
+
+    pkb_pool_init(&t->pool, TR_CORE, t->meta, t->stack, t->data, npool);
+    assert_int_equal(iring_rx_init(&t->rx, t->rx_desc, t->rx_sw, nrx, (uintptr_t)&t->rx_tail,
+                                   &t->pool, TR_CORE, TR_PORT),
+                     0);
+    assert_int_equal(iring_tx_init(&t->tx, t->tx_desc, t->tx_sw, ntx, (uintptr_t)&t->tx_tail,
+                                   TR_CORE, TR_PORT),
+                     0);
+    fake_inic_rx_init(&t->nrx, t->rx_desc, nrx, &t->rx_tail, PKB_DATA_BYTES);
+    fake_inic_tx_init(&t->ntx, t->tx_desc, ntx, &t->tx_tail);
+    return t;
+}
+
+static unsigned tr_count_sw(struct pkb **sw, uint16_t n, uint8_t *seen, const struct tr *t)
+{
+    unsigned c = 0;
+
+    for (uint16_t i = 0; i < n; i++) {
+        if (sw[i] != NULL) {
+            seen[sw[i] - t->meta]++;
+            c++;
+        }
+    }
+    return c;
+}
+
+/* tr_conserved: every buffer is in exactly one place: pool, RX ring, TX ring or the test. */
+static void tr_conserved(const struct tr *t)
+{
+    uint32_t n = t->pool.size;
+    uint8_t *seen = calloc(n, 1);
+
+    assert_non_null(seen);
+    for (uint32_t i = 0; i < t->pool.nfree; i++) {
+        seen[t->pool.free[i] - t->meta]++;
+    }
+    unsigned in_rx = tr_count_sw(t->rx_sw, t->rx.size, seen, t);
+    unsigned in_tx = tr_count_sw(t->tx_sw, t->tx.size, seen, t);
+
+    for (unsigned i = 0; i < t->nheld; i++) {
+        seen[t->held[i] - t->meta]++;
+    }
+    assert_int_equal(t->pool.nfree + in_rx + in_tx + t->nheld, n);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(seen[i], 1);
+    }
+    free(seen);
+}
+
+static void tr_hold(struct tr *t, struct pkb *p)
+{
+    assert_true(t->nheld < TR_MAX_HELD);
+    t->held[t->nheld++] = p;
+}
+
+static void tr_free_held(struct tr *t)
+{
+    for (unsigned i = 0; i < t->nheld; i++) {
+        pkb_free(t->held[i], TR_CORE);
+    }
+    t->nheld = 0;
+}
+
+/* tr_done: no leak, no bug counters, then release everything. */
+static void tr_done(struct tr *t)
+{
+    tr_conserved(t);
+    tr_free_held(t);
+    iring_rx_release(&t->rx);
+    iring_tx_release(&t->tx);
+    assert_int_equal(t->pool.nfree, t->pool.size);
+    assert_int_equal(t->pool.foreign_free, 0);
+    assert_int_equal(t->pool.double_free, 0);
+    assert_int_equal(t->nrx.violations, 0);
+    assert_int_equal(t->ntx.violations, 0);
+    free(t->meta);
+    free(t->stack);
+    free(t->data);
+    free(t->rx_desc);
+    free(t->rx_sw);
+    free(t->tx_desc);
+    free(t->tx_sw);
+    free(t);
+}
+
+/* tr_rx: the NIC receives frame `seq` (rss hash = seq + 1); returns descriptors used. */
+static unsigned tr_rx(struct tr *t, uint32_t seq, uint16_t len, uint32_t err_bits)
+{
+    static uint8_t buf[3 * PKB_DATA_BYTES];
+    struct fake_inic_rx_opts o = {.rss_hash = seq + 1, .err_bits = err_bits};
+
+    tr_frame(buf, seq, len);
+    return fake_inic_rx_frame(&t->nrx, buf, len, &o);
+}
+
+/* tr_rx_burst: one burst; checks the tail rule and hands the frames to the test. */
+static unsigned tr_rx_burst(struct tr *t, struct pkb **out, unsigned max)
+{
+    uint64_t writes = t->rx.stats.tail_writes;
+    unsigned n = iring_rx_burst(&t->rx, out, max);
+
+    assert_true(t->rx.stats.tail_writes - writes <= 1);
+    assert_int_equal(t->rx_tail, iring_rx_next_to_use(&t->rx));
+    for (unsigned i = 0; i < n; i++) {
+        tr_hold(t, out[i]);
+    }
+    tr_conserved(t);
+    return n;
+}
+
+/* tr_tx_pkt: a buffer from the pool holding frame `seq`, or NULL if the pool is empty. */
+static struct pkb *tr_tx_pkt(struct tr *t, uint32_t seq, uint16_t len)
+{
+    struct pkb *p = pkb_alloc(&t->pool);
+
+    if (p != NULL) {
+        tr_frame(p->data, seq, len);
+        p->len = len;
+    }
+    return p;
+}
+
+/* tr_tx_expect: frame `seq` was placed on the TX ring: the NIC must send it next after the
+ * ones placed before it. */
+static void tr_tx_expect(struct tr *t, uint32_t seq)
+{
+    assert_true(t->txq_tail - t->txq_head < TR_TXQ_LEN);
+    t->txq[t->txq_tail++ % TR_TXQ_LEN] = seq;
+}
+
+/* TX callback: frames leave in placement order and intact. */
+static void tr_on_tx(void *ctx, const uint8_t *data, uint16_t len)
+{
+    struct tr *t = ctx;
+
+    assert_true(t->txq_head != t->txq_tail);
+    uint32_t seq = t->txq[t->txq_head++ % TR_TXQ_LEN];
+
+    assert_int_equal(tr_frame_check(data, len), seq);
+    assert_int_equal(len, tr_len_for(seq));
+}
+
+/* tr_tx_watch: check every frame the fake NIC sends against tr_tx_expect's queue. */
+static void tr_tx_watch(struct tr *t)
+{
+    t->ntx.on_frame = tr_on_tx;
+    t->ntx.ctx = t;
+}
+
+/* ---- init ------------------------------------------------------------------------------- */
+
+static void test_init_rejects_bad_geometry(void **state)
+{
+    struct iring_rx r;
+    struct iring_tx x;
+    struct pkb_pool pool = {0};
+    struct pkb *sw[4096];
+    uint8_t *mem = aligned_alloc(IRING_ALIGN_BYTES, IRING_DESC_MEM_BYTES(8192));
+    uint32_t tail = 0;
+
+    (void)state;
+    assert_non_null(mem);
+    uintptr_t tr = (uintptr_t)&tail;
+    assert_int_equal(iring_rx_init(&r, mem + 16, sw, 8, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_rx_init(&r, mem, sw, 4, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_rx_init(&r, mem, sw, 24, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_rx_init(&r, mem, sw, 8192, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_rx_init(&r, mem, NULL, 8, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_rx_init(&r, mem, sw, 8, tr, NULL, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_rx_init(&r, mem, sw, 8, tr, &pool, 0, 0), 0);
+    assert_int_equal(iring_rx_init(&r, mem, sw, 4096, tr, &pool, 0, 0), 0);
+    assert_int_equal(iring_tx_init(&x, mem + 64, sw, 8, tr, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, mem, sw, 100, tr, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, NULL, sw, 8, tr, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, mem, sw, 16, tr, 0, 0), 0);
+    assert_int_equal(iring_tx_size(&x), 16);
+    assert_int_equal(tail, 0); /* init never touches the register */
+    free(mem);
+}
+
+/* ---- RX --------------------------------------------------------------------------------- */
+
+static void test_rx_fill_posts_all_but_one(void **state)
+{
+    struct tr *t = tr_new(64, 16, 8);
+
+    (void)state;
+    assert_int_equal(iring_rx_fill(&t->rx), 15);
+    assert_int_equal(t->rx.stats.tail_writes, 1);
+    assert_int_equal(t->rx_tail, 15);
+    assert_int_equal(iring_rx_posted(&t->rx), 15);
+    assert_int_equal(t->pool.nfree, 64 - 15);
+    for (uint16_t i = 0; i < 15; i++) {
+        volatile union idesc_rx *d = &((union idesc_rx *)t->rx_desc)[i];
+
+        assert_int_equal(d->read.pkt_addr, (uintptr_t)t->rx_sw[i]->data);
+        assert_int_equal(d->read.hdr_addr, 0);
+    }
+    assert_null(t->rx_sw[15]);
+    /* Nothing free: no post, no tail write. */
+    assert_int_equal(iring_rx_fill(&t->rx), 0);
+    assert_int_equal(t->rx.stats.tail_writes, 1);
+    assert_false(iring_rx_pending(&t->rx));
+    assert_int_equal(fake_inic_rx_avail(&t->nrx), 15);
+    tr_done(t);
+}
+
+static void test_rx_burst_metadata(void **state)
+{
+    struct tr *t = tr_new(64, 16, 8);
+    struct pkb *out[32];
+    static uint8_t buf[64];
+
+    (void)state;
+    iring_rx_fill(&t->rx);
+    for (uint32_t s = 0; s < 5; s++) {
+        assert_int_equal(tr_rx(t, s, tr_len_for(s), 0), 1);
+    }
+    tr_frame(buf, 5, 64);
+    assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 64, NULL), 1); /* no RSS hash */
+    assert_true(iring_rx_pending(&t->rx));
+
+    assert_int_equal(tr_rx_burst(t, out, 32), 6);
+    for (uint32_t s = 0; s < 6; s++) {
+        uint16_t len = s < 5 ? tr_len_for(s) : 64;
+
+        assert_int_equal(out[s]->len, len);
+        assert_int_equal(tr_frame_check(out[s]->data, len), s);
+        assert_int_equal(out[s]->rss_hash, s < 5 ? s + 1 : 0);
+        assert_int_equal(out[s]->port, TR_PORT);
+        assert_int_equal(out[s]->queue, TR_CORE);
+        assert_true(out[s]->rx_status & IDESC_RX_STATUS_DD);
+        assert_true(out[s]->rx_status & IDESC_RX_STATUS_EOP);
+    }
+    assert_false(iring_rx_pending(&t->rx));
+    assert_int_equal(t->rx.stats.packets, 6);
+    assert_int_equal(t->rx.stats.tail_writes, 2); /* fill + one per burst */
+    assert_int_equal(iring_rx_posted(&t->rx), 15);
+    assert_int_equal(t->rx_tail, (15 + 6) % 16);
+    tr_done(t);
+}
+
+static void test_rx_burst_respects_max(void **state)
+{
+    struct tr *t = tr_new(64, 16, 8);
+    struct pkb *out[4];
+
+    (void)state;
+    iring_rx_fill(&t->rx);
+    for (uint32_t s = 0; s < 10; s++) {
+        tr_rx(t, s, 100, 0);
+    }
+    for (uint32_t s = 0; s < 10;) {
+        unsigned n = tr_rx_burst(t, out, 4);
+
+        assert_int_equal(n, s + 4 <= 10 ? 4 : 10 - s);
+        for (unsigned i = 0; i < n; i++) {
+            assert_int_equal(tr_frame_check(out[i]->data, 100), s + i);
+        }
+        s += n;
+    }
+    assert_int_equal(tr_rx_burst(t, out, 4), 0);
+    tr_done(t);
+}
+
+/* Many times round a small ring, random arrivals and burst sizes, every byte checked. */
+static void test_rx_wraparound_integrity(void **state)
+{
+    struct tr *t = tr_new(40, 8, 8);
+    struct pkb *out[8];
+    uint32_t sent = 0, got = 0;
+
+    (void)state;
+    srand(1234);
+    iring_rx_fill(&t->rx);
+    while (got < 100 * 8) {
+        unsigned arrive = (unsigned)rand() % 8;
+
+        for (unsigned k = 0; k < arrive; k++) {
+            if (tr_rx(t, sent, tr_len_for(sent), 0) != 0) {
+                sent++;
+            }
+        }
+        unsigned n = tr_rx_burst(t, out, 1 + (unsigned)rand() % 8);
+
+        for (unsigned i = 0; i < n; i++) {
+            assert_int_equal(out[i]->len, tr_len_for(got));
+            assert_int_equal(tr_frame_check(out[i]->data, out[i]->len), got);
+            assert_int_equal(out[i]->rss_hash, got + 1);
+            got++;
+        }
+        tr_free_held(t);
+    }
+    assert_int_equal(t->rx.stats.packets, got);
+    assert_int_equal(t->nrx.frames, sent);
+    assert_int_equal(t->rx.stats.no_buffer, 0);
+    tr_done(t);
+}
+
+/* The NIC runs out of descriptors: it drops (missed), the ring recovers after a burst. */
+static void test_rx_full_ring_missed(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    struct pkb *out[8];
+
+    (void)state;
+    iring_rx_fill(&t->rx);
+    for (uint32_t s = 0; s < 7; s++) {
+        assert_int_equal(tr_rx(t, s, 60, 0), 1);
+    }
+    assert_int_equal(tr_rx(t, 7, 60, 0), 0);
+    assert_int_equal(t->nrx.missed, 1);
+    assert_int_equal(tr_rx_burst(t, out, 8), 7);
+    assert_int_equal(fake_inic_rx_avail(&t->nrx), 7);
+    assert_int_equal(tr_rx(t, 8, 60, 0), 1);
+    assert_int_equal(tr_rx_burst(t, out, 8), 1);
+    assert_int_equal(tr_frame_check(out[0]->data, 60), 8);
+    tr_done(t);
+}
+
+/* An empty pool leaves slots unposted (no_buffer), never stalls: a later burst refills them. */
+static void test_rx_empty_pool_recovers(void **state)
+{
+    struct tr *t = tr_new(12, 8, 8);
+    struct pkb *out[8];
+    struct pkb *p;
+
+    (void)state;
+    assert_int_equal(iring_rx_fill(&t->rx), 7);
+    while ((p = pkb_alloc(&t->pool)) != NULL) {
+        tr_hold(t, p); /* the rest of the pool is busy elsewhere */
+    }
+    tr_conserved(t);
+
+    for (uint32_t s = 0; s < 3; s++) {
+        tr_rx(t, s, 80, 0);
+    }
+    assert_int_equal(tr_rx_burst(t, out, 8), 3);
+    assert_int_equal(t->rx.stats.no_buffer, 1);
+    assert_int_equal(t->rx.stats.tail_writes, 1); /* nothing posted, so no tail write */
+    assert_int_equal(iring_rx_posted(&t->rx), 4);
+    for (uint32_t s = 3; s < 7; s++) {
+        assert_int_equal(tr_rx(t, s, 80, 0), 1);
+    }
+    assert_int_equal(tr_rx(t, 7, 80, 0), 0); /* the NIC has nothing left: missed */
+    assert_int_equal(tr_rx_burst(t, out, 8), 4);
+    assert_int_equal(iring_rx_posted(&t->rx), 0);
+    assert_false(iring_rx_pending(&t->rx)); /* stale DDs in unposted slots are not "pending" */
+    assert_int_equal(tr_rx_burst(t, out, 8), 0);
+    assert_int_equal(t->rx.stats.no_buffer, 3);
+
+    /* Two buffers come back: a partial refill, one tail write. */
+    pkb_free(t->held[--t->nheld], TR_CORE);
+    pkb_free(t->held[--t->nheld], TR_CORE);
+    assert_int_equal(tr_rx_burst(t, out, 8), 0);
+    assert_int_equal(iring_rx_posted(&t->rx), 2);
+    assert_int_equal(t->rx.stats.tail_writes, 2);
+    assert_int_equal(t->rx.stats.no_buffer, 4);
+
+    /* Everything comes back: the ring is whole again and frames flow. */
+    tr_free_held(t);
+    assert_int_equal(tr_rx_burst(t, out, 8), 0);
+    assert_int_equal(iring_rx_posted(&t->rx), 7);
+    assert_int_equal(t->rx.stats.tail_writes, 3);
+    for (uint32_t s = 10; s < 17; s++) {
+        assert_int_equal(tr_rx(t, s, 90, 0), 1);
+    }
+    assert_int_equal(tr_rx_burst(t, out, 8), 7);
+    for (uint32_t i = 0; i < 7; i++) {
+        assert_int_equal(tr_frame_check(out[i]->data, 90), 10 + i);
+    }
+    tr_done(t);
+}
+
+/* Error write-backs and frames spanning buffers are counted, recycled, never handed out. */
+static void test_rx_errors_and_oversize_dropped(void **state)
+{
+    struct tr *t = tr_new(32, 16, 8);
+    struct pkb *out[16];
+
+    (void)state;
+    iring_rx_fill(&t->rx);
+    uint32_t pool_before = t->pool.nfree;
+
+    tr_rx(t, 0, 100, 0);
+    tr_rx(t, 1, 100, IDESC_RX_ERR_82576_RXE);
+    tr_rx(t, 2, 100, 0);
+    assert_int_equal(tr_rx(t, 3, 3000, 0), 2); /* two buffers, EOP on the second */
+    tr_rx(t, 4, 100, IDESC_RX_ERR_82576_L4E);  /* checksum error: not a frame error */
+    tr_rx(t, 5, 0, 0);                         /* impossible length */
+    tr_rx(t, 6, 100, 0);
+    assert_int_equal(tr_rx_burst(t, out, 16), 4);
+    assert_int_equal(tr_frame_check(out[0]->data, 100), 0);
+    assert_int_equal(tr_frame_check(out[1]->data, 100), 2);
+    assert_int_equal(tr_frame_check(out[2]->data, 100), 4);
+    assert_true(out[2]->rx_status & IDESC_RX_ERR_82576_L4E);
+    assert_int_equal(tr_frame_check(out[3]->data, 100), 6);
+    assert_int_equal(t->rx.stats.errors, 3);
+    assert_int_equal(t->rx.stats.oversize, 1);
+    assert_int_equal(t->rx.stats.packets, 4);
+    /* Dropped frames' buffers were re-armed in place: only the 4 handed out left the pool. */
+    assert_int_equal(t->pool.nfree, pool_before - 4);
+    assert_int_equal(iring_rx_posted(&t->rx), 15);
+    tr_done(t);
+}
+
+/* An oversize chain whose EOP descriptor is written back only after a burst already ran. */
+static void test_rx_oversize_across_bursts(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    struct pkb *out[8];
+    volatile union idesc_rx *d = t->rx_desc;
+
+    (void)state;
+    iring_rx_fill(&t->rx);
+    tr_rx(t, 0, 100, 0);
+    assert_int_equal(tr_rx(t, 1, 5000, 0), 3);
+    uint32_t last = d[3].wb.status_error;
+
+    d[2].wb.status_error &= ~(uint32_t)IDESC_RX_STATUS_DD; /* not yet written back */
+    d[3].wb.status_error = 0;
+    assert_int_equal(tr_rx_burst(t, out, 8), 1);
+    assert_true(t->rx.discarding);
+    d[2].wb.status_error |= IDESC_RX_STATUS_DD;
+    d[3].wb.status_error = last;
+    tr_rx(t, 2, 100, 0);
+    assert_int_equal(tr_rx_burst(t, out, 8), 1);
+    assert_int_equal(tr_frame_check(out[0]->data, 100), 2);
+    assert_false(t->rx.discarding);
+    assert_int_equal(t->rx.stats.errors, 1);
+    assert_int_equal(t->rx.stats.oversize, 1);
+    tr_done(t);
+}
+
+/* The 82599's error bits mean other things; the driver's mask decides. */
+static void test_rx_82599_err_mask(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    struct pkb *out[8];
+
+    (void)state;
+    iring_rx_set_err_mask(&t->rx, IDESC_RX_ERR_FRAME_82599);
+    iring_rx_fill(&t->rx);
+    tr_rx(t, 0, 100, IDESC_RX_ERR_82599_IPE); /* bit 31: checksum on the 82599, kept */
+    tr_rx(t, 1, 100, IDESC_RX_ERR_82599_CE);
+    tr_rx(t, 2, 100, IDESC_RX_ERR_82599_USE);
+    assert_int_equal(tr_rx_burst(t, out, 8), 1);
+    assert_int_equal(tr_frame_check(out[0]->data, 100), 0);
+    assert_int_equal(t->rx.stats.errors, 2);
+    tr_done(t);
+}
+
+/* ---- TX --------------------------------------------------------------------------------- */
+
+static void test_tx_burst_and_completion(void **state)
+{
+    struct tr *t = tr_new(32, 8, 16);
+    struct pkb *pk[5];
+    uint64_t bytes = 0;
+
+    (void)state;
+    tr_tx_watch(t);
+    for (uint32_t s = 0; s < 5; s++) {
+        pk[s] = tr_tx_pkt(t, s, tr_len_for(s));
+        tr_tx_expect(t, s);
+        bytes += tr_len_for(s);
+    }
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 5), 5);
+    assert_int_equal(t->tx.stats.tail_writes, 1);
+    assert_int_equal(t->tx_tail, 5);
+    assert_int_equal(iring_tx_in_flight(&t->tx), 5);
+    assert_int_equal(t->tx.stats.packets, 0); /* not sent until the NIC says so */
+    tr_conserved(t);
+
+    /* Before DD nothing is freed. */
+    assert_int_equal(iring_tx_reclaim(&t->tx), 0);
+    assert_int_equal(t->pool.nfree, 32 - 5);
+
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 100), 5);
+    assert_int_equal(t->ntx.frames, 5);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 5);
+    assert_int_equal(t->tx.stats.packets, 5);
+    assert_int_equal(t->tx.stats.bytes, bytes);
+    assert_int_equal(t->pool.nfree, 32);
+    assert_int_equal(iring_tx_in_flight(&t->tx), 0);
+
+    /* An empty burst reclaims but writes no tail. */
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 0), 0);
+    assert_int_equal(t->tx.stats.tail_writes, 1);
+    tr_done(t);
+}
+
+static void test_tx_ring_full_drops_and_frees(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    struct pkb *pk[10];
+
+    (void)state;
+    tr_tx_watch(t);
+    for (uint32_t s = 0; s < 10; s++) {
+        pk[s] = tr_tx_pkt(t, s, tr_len_for(s));
+        if (s < 7) {
+            tr_tx_expect(t, s);
+        }
+    }
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 10), 7);
+    assert_int_equal(t->tx.stats.ring_full, 3);
+    assert_int_equal(t->tx.stats.tail_writes, 1);
+    assert_int_equal(t->tx_tail, 7);
+    assert_int_equal(t->pool.nfree, 32 - 7); /* the 3 dropped went straight back */
+    tr_conserved(t);
+
+    /* Still full while the NIC sleeps: everything offered is dropped, no tail write. */
+    pk[0] = tr_tx_pkt(t, 100, 60);
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 0);
+    assert_int_equal(t->tx.stats.ring_full, 4);
+    assert_int_equal(t->tx.stats.tail_writes, 1);
+    tr_conserved(t);
+
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 100), 7);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 7);
+    assert_int_equal(t->tx.stats.packets, 7);
+    tr_done(t);
+}
+
+static void test_tx_bad_length_dropped(void **state)
+{
+    struct tr *t = tr_new(8, 8, 8);
+    struct pkb *pk[3];
+
+    (void)state;
+    pk[0] = tr_tx_pkt(t, 0, 0);
+    pk[1] = tr_tx_pkt(t, 1, 60);
+    pk[2] = pkb_alloc(&t->pool);
+    pk[2]->len = PKB_DATA_BYTES + 1;
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 3), 1);
+    assert_int_equal(t->tx.stats.bad_len, 2);
+    assert_int_equal(t->tx.stats.ring_full, 0);
+    tr_conserved(t);
+    fake_inic_tx_process(&t->ntx, 100);
+    iring_tx_reclaim(&t->tx);
+    tr_done(t);
+}
+
+/* A NIC that completes only k descriptors per step: nothing lost, nothing freed early, order
+ * kept, and a full ring drops (and frees) the tail of a burst instead of stalling. */
+static void test_tx_slow_nic(void **state)
+{
+    struct tr *t = tr_new(48, 8, 16);
+    struct pkb *pk[8];
+    uint32_t seq = 0;
+    uint64_t placed = 0, offered = 0, bytes = 0;
+
+    (void)state;
+    srand(99);
+    tr_tx_watch(t);
+    for (unsigned step = 0; step < 500; step++) {
+        unsigned m = (unsigned)rand() % 8;
+        uint64_t writes = t->tx.stats.tail_writes;
+
+        for (unsigned k = 0; k < m; k++) {
+            pk[k] = tr_tx_pkt(t, seq + k, tr_len_for(seq + k));
+            assert_non_null(pk[k]);
+        }
+        unsigned got = iring_tx_burst(&t->tx, pk, m);
+
+        /* A full ring drops the end of the burst: the first `got` were placed, in order. */
+        for (unsigned k = 0; k < got; k++) {
+            tr_tx_expect(t, seq + k);
+            bytes += tr_len_for(seq + k);
+        }
+        assert_int_equal(t->tx.stats.tail_writes - writes, got != 0 ? 1 : 0);
+        assert_int_equal(t->tx_tail, iring_tx_next_to_use(&t->tx));
+        seq += m;
+        placed += got;
+        offered += m;
+        tr_conserved(t);
+        fake_inic_tx_process(&t->ntx, 1 + step % 3);
+        tr_conserved(t);
+    }
+    /* Drain: the NIC catches up, reclaim frees the rest. */
+    while (iring_tx_in_flight(&t->tx) != 0) {
+        fake_inic_tx_process(&t->ntx, 2);
+        iring_tx_reclaim(&t->tx);
+        tr_conserved(t);
+    }
+    assert_int_equal(t->txq_head, t->txq_tail);
+    assert_int_equal(t->tx.stats.packets, placed);
+    assert_int_equal(t->ntx.frames, placed);
+    assert_int_equal(t->tx.stats.bytes, bytes);
+    assert_int_equal(placed + t->tx.stats.ring_full, offered);
+    assert_true(t->tx.stats.ring_full > 0); /* the NIC really was too slow at times */
+    tr_done(t);
+}
+
+/* RX to TX on one core, one pool (the forwarding loop), with a pool too small to fill both
+ * rings: conservation holds throughout and the rings keep flowing. */
+static void test_forward_rx_to_tx(void **state)
+{
+    struct tr *t = tr_new(18, 16, 8);
+    struct pkb *out[16];
+    uint32_t sent = 0;
+
+    (void)state;
+    srand(7);
+    tr_tx_watch(t);
+    iring_rx_fill(&t->rx);
+    for (unsigned step = 0; step < 400; step++) {
+        unsigned arrive = (unsigned)rand() % 10;
+
+        for (unsigned k = 0; k < arrive; k++) {
+            if (tr_rx(t, sent, tr_len_for(sent), 0) != 0) {
+                sent++;
+            }
+        }
+        unsigned n = iring_rx_burst(&t->rx, out, 16);
+
+        /* What fits goes out in order; the burst frees the rest. Reclaim first so that the
+         * room computed here is the room iring_tx_burst will see. */
+        iring_tx_reclaim(&t->tx);
+        unsigned room = 7U - iring_tx_in_flight(&t->tx);
+        for (unsigned k = 0; k < n && k < room; k++) {
+            tr_tx_expect(t, tr_frame_check(out[k]->data, out[k]->len));
+        }
+        iring_tx_burst(&t->tx, out, n);
+        tr_conserved(t);
+        fake_inic_tx_process(&t->ntx, (unsigned)rand() % 6);
+        tr_conserved(t);
+    }
+    while (iring_tx_in_flight(&t->tx) != 0) {
+        fake_inic_tx_process(&t->ntx, 8);
+        iring_tx_reclaim(&t->tx);
+    }
+    assert_int_equal(t->txq_head, t->txq_tail);
+    assert_int_equal(t->rx.stats.packets, t->tx.stats.packets + t->tx.stats.ring_full);
+    assert_int_equal(t->nrx.frames, t->rx.stats.packets);
+    /* The pool is smaller than both rings together: every kind of pressure happened. */
+    assert_true(t->tx.stats.ring_full > 0);
+    assert_true(t->rx.stats.no_buffer > 0);
+    assert_true(t->nrx.missed > 0);
+    assert_true(t->tx.stats.packets > 500);
+    tr_done(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_rejects_bad_geometry),
+        cmocka_unit_test(test_rx_fill_posts_all_but_one),
+        cmocka_unit_test(test_rx_burst_metadata),
+        cmocka_unit_test(test_rx_burst_respects_max),
+        cmocka_unit_test(test_rx_wraparound_integrity),
+        cmocka_unit_test(test_rx_full_ring_missed),
+        cmocka_unit_test(test_rx_empty_pool_recovers),
+        cmocka_unit_test(test_rx_errors_and_oversize_dropped),
+        cmocka_unit_test(test_rx_oversize_across_bursts),
+        cmocka_unit_test(test_rx_82599_err_mask),
+        cmocka_unit_test(test_tx_burst_and_completion),
+        cmocka_unit_test(test_tx_ring_full_drops_and_frees),
+        cmocka_unit_test(test_tx_bad_length_dropped),
+        cmocka_unit_test(test_tx_slow_nic),
+        cmocka_unit_test(test_forward_rx_to_tx),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

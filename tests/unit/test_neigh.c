@@ -1,0 +1,343 @@
+/*
+ * tests/unit/test_neigh.c: the neighbour table: learning, lookup, ageing, replacement of the
+ * stalest entry, snapshots, and the per-entry sequence lock (single-threaded checks of the
+ * reader's retry rule, plus a two-thread stress that is most telling under -fsanitize=thread).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "err.h"
+#include "net/neigh.h"
+
+#define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define SEC 1000000000ull
+
+static struct neigh_table tbl;
+
+static int setup(void **state)
+{
+    (void)state;
+    neigh_init(&tbl);
+    return 0;
+}
+
+static void mac_of(uint32_t n, uint8_t mac[6])
+{
+    mac[0] = 0x02; /* locally administered, unicast */
+    mac[1] = 0x00;
+    mac[2] = (uint8_t)(n >> 24);
+    mac[3] = (uint8_t)(n >> 16);
+    mac[4] = (uint8_t)(n >> 8);
+    mac[5] = (uint8_t)n;
+}
+
+/* The first `want` addresses from `start` upward whose home slot is `home`. */
+static void same_home(uint32_t home, uint32_t start, uint32_t *out, unsigned want)
+{
+    unsigned n = 0;
+    for (uint32_t ip = start; n < want; ip++) {
+        if (neigh_home_slot(ip) == home) {
+            out[n++] = ip;
+        }
+    }
+}
+
+static unsigned occupied(void)
+{
+    static struct neigh_snapshot_entry snap[NEIGH_TABLE_ENTRIES];
+    return (unsigned)neigh_snapshot(&tbl, snap, NEIGH_TABLE_ENTRIES);
+}
+
+static void test_update_and_lookup(void **state)
+{
+    (void)state;
+    uint8_t mac[6], got[6];
+    mac_of(1, mac);
+    assert_false(neigh_lookup(&tbl, IP4(10, 0, 0, 1), got));
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), mac, 5), WS_OK);
+    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 1), got));
+    assert_memory_equal(got, mac, 6);
+    assert_false(neigh_lookup(&tbl, IP4(10, 0, 0, 2), got));
+    assert_false(neigh_lookup(&tbl, 0, got)); /* 0 marks free slots: never found */
+    assert_int_equal(tbl.stats.inserted, 1);
+
+    /* same MAC again: a refresh; a new MAC: a change, still one entry */
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), mac, 6), WS_OK);
+    mac_of(2, mac);
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), mac, 7), WS_OK);
+    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 1), got));
+    assert_memory_equal(got, mac, 6);
+    assert_int_equal(tbl.stats.inserted, 1);
+    assert_int_equal(tbl.stats.refreshed, 1);
+    assert_int_equal(tbl.stats.mac_changed, 1);
+    assert_int_equal(occupied(), 1);
+}
+
+static void test_rejects_unusable(void **state)
+{
+    (void)state;
+    uint8_t mac[6];
+    mac_of(1, mac);
+    assert_int_equal(neigh_update(&tbl, 0, mac, 1), WS_ERR_INVAL);
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    static const uint8_t zero[6] = { 0 };
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), bcast, 1), WS_ERR_INVAL);
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), mcast, 1), WS_ERR_INVAL);
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), zero, 1), WS_ERR_INVAL);
+    assert_int_equal(tbl.stats.rejected, 4);
+    assert_int_equal(occupied(), 0);
+}
+
+static void test_refresh_only_known(void **state)
+{
+    (void)state;
+    uint8_t mac[6], got[6];
+    mac_of(1, mac);
+    assert_false(neigh_refresh(&tbl, IP4(10, 0, 0, 9), mac, 1));
+    assert_false(neigh_lookup(&tbl, IP4(10, 0, 0, 9), got));
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 9), mac, 1), WS_OK);
+    mac_of(2, mac);
+    assert_true(neigh_refresh(&tbl, IP4(10, 0, 0, 9), mac, 2));
+    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 9), got));
+    assert_memory_equal(got, mac, 6);
+}
+
+static void test_expire(void **state)
+{
+    (void)state;
+    uint8_t mac[6], got[6];
+    for (uint32_t i = 1; i <= 10; i++) {
+        mac_of(i, mac);
+        assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, i), mac, i * SEC), WS_OK);
+    }
+    /* at t=20s with max age 14s: entries stamped before 6s (1..5) go; exactly 14s old stays */
+    assert_int_equal(neigh_expire(&tbl, 20 * SEC, 14 * SEC), 5);
+    for (uint32_t i = 1; i <= 10; i++) {
+        assert_int_equal(neigh_lookup(&tbl, IP4(10, 0, 0, i), got), i >= 6);
+    }
+    assert_int_equal(tbl.stats.expired, 5);
+    /* a refresh restarts the clock */
+    mac_of(6, mac);
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 6), mac, 30 * SEC), WS_OK);
+    assert_int_equal(neigh_expire(&tbl, 31 * SEC, 5 * SEC), 4);
+    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 6), got));
+    /* a clock behind an entry's stamp expires nothing */
+    assert_int_equal(neigh_expire(&tbl, 1, 0), 0);
+    assert_int_equal(occupied(), 1);
+    /* an expired slot is reused */
+    assert_int_equal(neigh_expire(&tbl, 100 * SEC, 0), 1);
+    assert_int_equal(occupied(), 0);
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 6), mac, 101 * SEC), WS_OK);
+    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 6), got));
+}
+
+/* Nine addresses with one home slot: the ninth replaces the least recently updated. */
+static void test_replace_oldest(void **state)
+{
+    (void)state;
+    uint32_t ips[NEIGH_PROBE_SLOTS + 1];
+    uint8_t mac[6], got[6];
+    same_home(17, IP4(10, 0, 0, 1), ips, NEIGH_PROBE_SLOTS + 1);
+
+    for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
+        mac_of(ips[i], mac);
+        assert_int_equal(neigh_update(&tbl, ips[i], mac, 100 + i), WS_OK);
+    }
+    /* make ips[0] recent again: ips[1] becomes the stalest */
+    mac_of(ips[0], mac);
+    assert_int_equal(neigh_update(&tbl, ips[0], mac, 200), WS_OK);
+    assert_int_equal(tbl.stats.replaced_oldest, 0);
+
+    mac_of(ips[NEIGH_PROBE_SLOTS], mac);
+    assert_int_equal(neigh_update(&tbl, ips[NEIGH_PROBE_SLOTS], mac, 300), WS_OK);
+    assert_int_equal(tbl.stats.replaced_oldest, 1);
+    assert_false(neigh_lookup(&tbl, ips[1], got));
+    for (unsigned i = 0; i <= NEIGH_PROBE_SLOTS; i++) {
+        if (i != 1) {
+            assert_true(neigh_lookup(&tbl, ips[i], got));
+            mac_of(ips[i], mac);
+            assert_memory_equal(got, mac, 6);
+        }
+    }
+    assert_int_equal(occupied(), NEIGH_PROBE_SLOTS);
+}
+
+/* Many more addresses than slots: nothing is lost silently, the table fills up, and every
+ * address still present maps to its own MAC. */
+static void test_overfill(void **state)
+{
+    (void)state;
+    uint8_t mac[6], got[6];
+    const uint32_t n = 4 * NEIGH_TABLE_ENTRIES;
+    for (uint32_t i = 0; i < n; i++) {
+        mac_of(i + 1, mac);
+        assert_int_equal(neigh_update(&tbl, IP4(10, 1, 0, 0) + i, mac, i + 1), WS_OK);
+    }
+    assert_int_equal(tbl.stats.inserted, NEIGH_TABLE_ENTRIES); /* every slot got used */
+    assert_int_equal(tbl.stats.inserted + tbl.stats.replaced_oldest, n);
+    assert_int_equal(occupied(), NEIGH_TABLE_ENTRIES);
+    unsigned found = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (neigh_lookup(&tbl, IP4(10, 1, 0, 0) + i, got)) {
+            mac_of(i + 1, mac);
+            assert_memory_equal(got, mac, 6);
+            found++;
+        }
+    }
+    assert_int_equal(found, NEIGH_TABLE_ENTRIES);
+    /* the most recent address is always kept */
+    assert_true(neigh_lookup(&tbl, IP4(10, 1, 0, 0) + n - 1, got));
+}
+
+static void test_snapshot(void **state)
+{
+    (void)state;
+    uint8_t mac[6];
+    for (uint32_t i = 1; i <= 5; i++) {
+        mac_of(i, mac);
+        assert_int_equal(neigh_update(&tbl, IP4(192, 168, 1, i), mac, i), WS_OK);
+    }
+    struct neigh_snapshot_entry snap[8];
+    assert_int_equal(neigh_snapshot(&tbl, snap, 3), 3); /* bounded by the caller's array */
+    assert_int_equal(neigh_snapshot(&tbl, snap, 8), 5);
+    bool seen[6] = { false };
+    for (unsigned i = 0; i < 5; i++) {
+        uint32_t host = snap[i].ip & 0xff;
+        assert_int_equal(snap[i].ip, IP4(192, 168, 1, host));
+        mac_of(host, mac);
+        assert_memory_equal(snap[i].mac, mac, 6);
+        assert_int_equal(snap[i].updated_ns, host);
+        assert_false(seen[host]);
+        seen[host] = true;
+    }
+}
+
+/* The reader's rule, driven by hand: an odd sequence (writer mid-update) is never trusted; the
+ * bounded retry then reports a miss instead of spinning forever. */
+static void test_seqlock_odd_is_not_read(void **state)
+{
+    (void)state;
+    uint8_t mac[6], got[6];
+    mac_of(7, mac);
+    uint32_t ip = IP4(10, 0, 0, 7);
+    assert_int_equal(neigh_update(&tbl, ip, mac, 1), WS_OK);
+
+    struct neigh_entry *e = NULL;
+    for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
+        if (tbl.entry[i].ip == ip) {
+            e = &tbl.entry[i];
+        }
+    }
+    assert_non_null(e);
+    assert_int_equal(e->seq % 2, 0); /* a finished write leaves it even */
+    uint32_t seq = e->seq;
+
+    e->seq = seq + 1; /* as if the writer stopped half-way */
+    assert_false(neigh_lookup(&tbl, ip, got));
+    struct neigh_snapshot_entry snap[1];
+    assert_int_equal(neigh_snapshot(&tbl, snap, 1), 0);
+
+    e->seq = seq + 2;
+    assert_true(neigh_lookup(&tbl, ip, got));
+    assert_memory_equal(got, mac, 6);
+
+    /* each write advances the sequence by exactly two */
+    assert_int_equal(neigh_update(&tbl, ip, mac, 2), WS_OK);
+    assert_int_equal(e->seq, seq + 4);
+}
+
+/*
+ * Two threads: a writer keeps moving one slot between two addresses A and B (same home slot,
+ * so the slot is reused), each time with a MAC that names the address it belongs to and a
+ * generation number. Readers must never see A's address paired with B's MAC (or vice versa),
+ * nor generations going backwards. Without the sequence lock, (ip, mac) pairs would tear.
+ */
+#define STRESS_ROUNDS 200000
+
+struct stress {
+    uint32_t a, b;
+    volatile bool done;
+    unsigned long hits, bad;
+};
+
+static void stress_mac(uint32_t ip, uint32_t gen, uint8_t mac[6])
+{
+    mac[0] = 0x02;
+    mac[1] = (uint8_t)ip; /* tag: low byte of the owning address */
+    mac[2] = (uint8_t)(gen >> 24);
+    mac[3] = (uint8_t)(gen >> 16);
+    mac[4] = (uint8_t)(gen >> 8);
+    mac[5] = (uint8_t)gen;
+}
+
+static void *stress_reader(void *arg)
+{
+    struct stress *s = arg;
+    uint32_t last[2] = { 0, 0 };
+    while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+        for (int k = 0; k < 2; k++) {
+            uint32_t ip = k ? s->b : s->a;
+            uint8_t got[6];
+            if (!neigh_lookup(&tbl, ip, got)) {
+                continue;
+            }
+            uint32_t gen = (uint32_t)got[2] << 24 | (uint32_t)got[3] << 16 |
+                           (uint32_t)got[4] << 8 | got[5];
+            if (got[1] != (uint8_t)ip || gen < last[k]) {
+                s->bad++;
+            }
+            last[k] = gen;
+            s->hits++;
+        }
+    }
+    return NULL;
+}
+
+static void test_seqlock_stress(void **state)
+{
+    (void)state;
+    uint32_t pair[2];
+    same_home(3, IP4(10, 9, 0, 0), pair, 2);
+    assert_int_not_equal((uint8_t)pair[0], (uint8_t)pair[1]);
+    struct stress s = { .a = pair[0], .b = pair[1] };
+
+    pthread_t rd;
+    assert_int_equal(pthread_create(&rd, NULL, stress_reader, &s), 0);
+    for (uint32_t gen = 1; gen <= STRESS_ROUNDS; gen++) {
+        uint32_t ip = (gen & 1) ? s.a : s.b;
+        uint8_t mac[6];
+        stress_mac(ip, gen, mac);
+        assert_int_equal(neigh_update(&tbl, ip, mac, gen), WS_OK);
+        /* clear the slot so the other address takes the very same slot next round */
+        assert_int_equal(neigh_expire(&tbl, gen + 1, 0), 1);
+    }
+    __atomic_store_n(&s.done, true, __ATOMIC_RELEASE);
+    assert_int_equal(pthread_join(rd, NULL), 0);
+    assert_int_equal(s.bad, 0);
+    print_message("seqlock stress: %lu consistent reads\n", s.hits);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_update_and_lookup, setup),
+        cmocka_unit_test_setup(test_rejects_unusable, setup),
+        cmocka_unit_test_setup(test_refresh_only_known, setup),
+        cmocka_unit_test_setup(test_expire, setup),
+        cmocka_unit_test_setup(test_replace_oldest, setup),
+        cmocka_unit_test_setup(test_overfill, setup),
+        cmocka_unit_test_setup(test_snapshot, setup),
+        cmocka_unit_test_setup(test_seqlock_odd_is_not_read, setup),
+        cmocka_unit_test_setup(test_seqlock_stress, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
