@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* --- byte order ---------------------------------------------------------------------------- */
+/* --- byte order ------------------------------------------------------------------------------- */
 
 static inline uint16_t inet_load_be16(const uint8_t *p)
 {
@@ -54,7 +54,7 @@ static inline uint32_t inet_htonl(uint32_t v)
 #define inet_ntohs inet_htons
 #define inet_ntohl inet_htonl
 
-/* --- Ethernet (IEEE 802.3 clause 3; FCS already stripped by the NIC) ------------------------ */
+/* --- Ethernet (IEEE 802.3 clause 3; FCS already stripped by the NIC) -------------------------- */
 
 #define INET_ETH_ADDR_BYTES 6
 #define INET_ETH_HDR_BYTES 14
@@ -86,7 +86,7 @@ static inline bool inet_eth_is_zero(const uint8_t *mac)
     return (mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]) == 0;
 }
 
-/* --- ARP for IPv4 over Ethernet (RFC 826) -------------------------------------------------- */
+/* --- ARP for IPv4 over Ethernet (RFC 826) ----------------------------------------------------- */
 
 #define INET_ARP_BYTES 28
 #define INET_ARP_HTYPE_ETHERNET 1 /* ar$hrd: ares_hrd$Ethernet */
@@ -106,7 +106,7 @@ struct inet_arp {
 } __attribute__((packed, may_alias));
 _Static_assert(sizeof(struct inet_arp) == INET_ARP_BYTES, "ARP (Ethernet/IPv4) is 28 bytes");
 
-/* --- IPv4 (RFC 791 section 3.1) ------------------------------------------------------------ */
+/* --- IPv4 (RFC 791 section 3.1) --------------------------------------------------------------- */
 
 #define INET_IPV4_HDR_BYTES 20     /* IHL 5: no options */
 #define INET_IPV4_MAX_HDR_BYTES 60 /* IHL 15 */
@@ -150,7 +150,7 @@ static inline bool inet_ipv4_is_martian(uint32_t a)
     return first == 0 || first == 127 || first >= 224;
 }
 
-/* --- ICMP echo (RFC 792, "Echo or Echo Reply Message") ------------------------------------ */
+/* --- ICMP echo (RFC 792, "Echo or Echo Reply Message") ---------------------------------------- */
 
 #define INET_ICMP_ECHO_BYTES 8
 #define INET_ICMP_ECHO_REPLY 0
@@ -166,7 +166,7 @@ struct inet_icmp_echo {
 } __attribute__((packed, may_alias));
 _Static_assert(sizeof(struct inet_icmp_echo) == INET_ICMP_ECHO_BYTES, "ICMP echo header is 8");
 
-/* --- UDP (RFC 768) -------------------------------------------------------------------------- */
+/* --- UDP (RFC 768) ---------------------------------------------------------------------------- */
 
 #define INET_UDP_HDR_BYTES 8
 
@@ -178,7 +178,7 @@ struct inet_udp_hdr {
 } __attribute__((packed, may_alias));
 _Static_assert(sizeof(struct inet_udp_hdr) == INET_UDP_HDR_BYTES, "UDP header is 8 bytes");
 
-/* --- Internet checksum (RFC 1071, RFC 1624) ------------------------------------------------ */
+/* --- Internet checksum (RFC 1071, RFC 1624) --------------------------------------------------- */
 
 /* inet_csum_add: add len bytes at p to a running ones'-complement sum (start with 0). Bytes are
  * taken as big-endian 16-bit words; only the last piece of a chained sum may have odd length

@@ -39,7 +39,7 @@ static enum net_verdict local_drop(uint64_t *reason)
     return NET_DROP;
 }
 
-/* --- addresses ------------------------------------------------------------------------------ */
+/* --- addresses -------------------------------------------------------------------------------- */
 
 static uint32_t local_mask(uint8_t prefix_len)
 {
@@ -72,7 +72,7 @@ static bool local_arp_learnable(const struct local_ctx *c, uint32_t spa)
            !local_is_subnet_broadcast(c, spa);
 }
 
-/* --- replies -------------------------------------------------------------------------------- */
+/* --- replies ---------------------------------------------------------------------------------- */
 
 static uint32_t local_padded(uint32_t reply_len)
 {
@@ -103,7 +103,7 @@ static void local_eth_turn_around(struct local_ctx *c, const uint8_t *dst)
     memcpy(eth->src, c->ifc->mac, INET_ETH_ADDR_BYTES);
 }
 
-/* --- ARP (RFC 826) -------------------------------------------------------------------------- */
+/* --- ARP (RFC 826) ---------------------------------------------------------------------------- */
 
 /* RFC 826, "Packet Reception", last step: swap hardware and protocol fields, put our addresses
  * in the sender fields, set ar$op to reply, and send to the (new) target hardware address. */
@@ -195,7 +195,7 @@ static enum net_verdict local_arp_input(struct local_ctx *c)
     return local_arp_other(c, a, spa, tpa);
 }
 
-/* --- ICMP echo (RFC 792; RFC 1122 section 3.2.2.6) ---------------------------------------- */
+/* --- ICMP echo (RFC 792; RFC 1122 section 3.2.2.6) -------------------------------------------- */
 
 /* A fresh 20-byte header for a datagram we originate. DF set and ID 0: the reply is an atomic
  * datagram, whose ID carries no meaning (RFC 6864 section 4.1); TTL 64 as IANA recommends. */
@@ -273,7 +273,7 @@ static enum net_verdict local_icmp_input(struct local_ctx *c, uint8_t *ip, uint1
     return local_icmp_echo_reply(c, ip, hlen, icmp_len);
 }
 
-/* --- IPv4 (RFC 791; checks in the spirit of RFC 1812 section 5.2.2) -------------------------- */
+/* --- IPv4 (RFC 791; checks in the spirit of RFC 1812 section 5.2.2) --------------------------- */
 
 /* Where a header-valid datagram goes: to us, to the forwarder, or nowhere. Broadcast and
  * multicast are dropped here: we run no service that listens to them, and not answering
@@ -349,7 +349,7 @@ static enum net_verdict local_ipv4_input(struct local_ctx *c)
     return local_ipv4_deliver(c, ip, hlen, total_len);
 }
 
-/* --- Ethernet ------------------------------------------------------------------------------- */
+/* --- Ethernet --------------------------------------------------------------------------------- */
 
 enum net_verdict net_local_input(const struct net_iface *ifc, struct neigh_table *neigh,
                                  uint8_t *frame, uint16_t len, uint16_t buf_bytes,
@@ -389,7 +389,7 @@ enum net_verdict net_local_input(const struct net_iface *ifc, struct neigh_table
     }
 }
 
-/* --- counters ------------------------------------------------------------------------------- */
+/* --- counters --------------------------------------------------------------------------------- */
 
 const struct net_counter_desc net_drop_counters[] = {
 #define NET_DROP_DESC(name, why) { #name, why, offsetof(struct net_drop_stats, name) },

@@ -67,7 +67,7 @@ static uint16_t ref_csum(const uint8_t *p, size_t len)
     return (uint16_t)~sum;
 }
 
-/* --- frame builders -------------------------------------------------------------------------- */
+/* --- frame builders --------------------------------------------------------------------------- */
 
 static void put_eth(uint8_t *f, const uint8_t *dst, const uint8_t *src, uint16_t type)
 {
@@ -164,7 +164,7 @@ static uint16_t build_echo(uint8_t *f, unsigned opt_bytes, unsigned data_len)
     return build_echo_to(f, OUR_IP, opt_bytes, data_len);
 }
 
-/* --- assertions ------------------------------------------------------------------------------ */
+/* --- assertions ------------------------------------------------------------------------------- */
 
 static enum net_verdict feed(uint16_t len, uint16_t buf_bytes, uint16_t *out_len)
 {
@@ -212,7 +212,7 @@ static void expect_drop(uint16_t len, uint16_t buf_bytes, const char *name)
     assert_memory_equal(buf, before, sizeof(buf));
 }
 
-/* --- checksum helpers -------------------------------------------------------------------------- */
+/* --- checksum helpers ------------------------------------------------------------------------- */
 
 static void test_csum_rfc1071_example(void **state)
 {
@@ -306,7 +306,7 @@ static void test_byte_order_helpers(void **state)
     assert_true(inet_ipv4_is_multicast(IP4(224, 0, 0, 251)));
 }
 
-/* --- counters ---------------------------------------------------------------------------------- */
+/* --- counters --------------------------------------------------------------------------------- */
 
 static void test_counter_table(void **state)
 {
@@ -324,7 +324,7 @@ static void test_counter_table(void **state)
     drop_counter(&st, "icmp_unsupported_type");
 }
 
-/* --- ARP ---------------------------------------------------------------------------------- */
+/* --- ARP -------------------------------------------------------------------------------------- */
 
 static void test_arp_request_answered(void **state)
 {
@@ -480,7 +480,7 @@ static void test_arp_reply_needs_room(void **state)
     expect_drop(len, 59, "reply_no_room"); /* the padded reply is 60 bytes */
 }
 
-/* --- ICMP echo ------------------------------------------------------------------------------ */
+/* --- ICMP echo -------------------------------------------------------------------------------- */
 
 /* Check an echo reply to a request that had data_len bytes of data: addresses, fields, both
  * checksums by independent recomputation, and the data byte for byte. */
@@ -594,7 +594,7 @@ static void test_echo_malformed(void **state)
     expect_drop(len, 59, "reply_no_room");
 }
 
-/* --- Ethernet and IPv4 --------------------------------------------------------------------- */
+/* --- Ethernet and IPv4 ------------------------------------------------------------------------ */
 
 static void test_runts_and_ethernet(void **state)
 {
@@ -735,7 +735,7 @@ static void test_unnumbered_interface(void **state)
     assert_only_drop("arp_not_for_us");
 }
 
-/* --- mutation loop -------------------------------------------------------------------------- */
+/* --- mutation loop ---------------------------------------------------------------------------- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
