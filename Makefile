@@ -47,7 +47,8 @@ KERNEL_SRCS := \
 	kernel/irq.c kernel/dma.c kernel/loop.c \
 	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
 	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/intel_ring.c \
-	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c
+	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
+	apps/stats/stats.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
 .PHONY: all setup sources run run-iso test unit test-system clean distclean
@@ -141,15 +142,22 @@ run-iso: all
 # --- tests -----------------------------------------------------------------------------------
 UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
-UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi
+UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
+	test_neigh test_net_local test_pkb test_intel_ring
 test_config_SRCS := config/confparse.c
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
 test_bootinfo_SRCS := kernel/bootinfo.c kernel/memmap.c kernel/err.c
 test_acpi_SRCS := kernel/acpi.c kernel/err.c
+test_rss_SRCS := net/rss.c
+test_neigh_SRCS := net/neigh.c
+test_net_local_SRCS := net/local.c net/neigh.c net/inet.c
+test_pkb_SRCS := net/pkb.c
+test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
 
 define unit_rule
-build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h)
+build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
+		drivers/nic/*.h tests/fakes/*.h)
 	@mkdir -p build/unit
 	$$(HOSTCC) $$(UNIT_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
 endef
@@ -162,12 +170,13 @@ unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
 test-system: setup
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
 test: unit test-system
 
 clean:
-	rm -rf $(BUILD) build/test build/unit build/host build/cfgtest
+	rm -rf $(BUILD) build/test build/busy build/unit build/host
 
 distclean:
 	rm -rf build

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "apps/stats/stats.h"
 #include "config.h"
 #include "console.h"
 #include "console_line.h"
@@ -14,7 +15,7 @@
 
 struct command {
     const char *name;
-    const char *args;
+    int max_args; /* words after the command name */
     const char *help;
     void (*run)(int argc, char **argv);
 };
@@ -63,12 +64,16 @@ static void cmd_fault(int argc, char **argv)
 #endif
 
 static const struct command commands[] = {
-    { "help", "", "list commands", cmd_help },
-    { "version", "", "version, config name and git revision", cmd_version },
-    { "cpus", "", "cores: APIC ID, online, loop iterations", cmd_cpus },
-    { "reboot", "", "reset the machine", cmd_reboot },
+    { "help", 0, "list commands", cmd_help },
+    { "version", 0, "version, config name and git revision", cmd_version },
+    { "cpus", 0, "cores: APIC ID, online, loop iterations", cmd_cpus },
+    { "ports", 0, "ports: PCI address, chip, MAC, link, queues, address", stats_cmd_ports },
+    { "stats", 2, "counters: stats | stats json | stats port N", stats_cmd_stats },
+    { "rings", 1, "rings <port>: hardware head/tail and software ring indices", stats_cmd_rings },
+    { "regs", 1, "regs <port>: register dump", stats_cmd_regs },
+    { "reboot", 0, "reset the machine", cmd_reboot },
 #if CONFIG_TEST_FAULT_COMMAND
-    { "fault", "", "(test config) trigger a page fault", cmd_fault },
+    { "fault", 0, "(test config) trigger a page fault", cmd_fault },
 #endif
 };
 
@@ -96,8 +101,13 @@ void commands_run_line(char *line)
     }
     for (size_t i = 0; i < NCOMMANDS; i++) {
         if (strcmp(argv[0], commands[i].name) == 0) {
-            if (argc > 1) {
-                kprintf("error: %s takes no arguments\n", argv[0]);
+            if (argc - 1 > commands[i].max_args) {
+                if (commands[i].max_args == 0) {
+                    kprintf("error: %s takes no arguments\n", argv[0]);
+                } else {
+                    kprintf("error: %s takes at most %d arguments\n", argv[0],
+                            commands[i].max_args);
+                }
                 return;
             }
             commands[i].run(argc, argv);

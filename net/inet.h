@@ -51,8 +51,15 @@ static inline uint32_t inet_htonl(uint32_t v)
     return __builtin_bswap32(v);
 }
 
-#define inet_ntohs inet_htons
-#define inet_ntohl inet_htonl
+static inline uint16_t inet_ntohs(uint16_t v)
+{
+    return __builtin_bswap16(v);
+}
+
+static inline uint32_t inet_ntohl(uint32_t v)
+{
+    return __builtin_bswap32(v);
+}
 
 /* --- Ethernet (IEEE 802.3 clause 3; FCS already stripped by the NIC) -------------------------- */
 

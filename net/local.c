@@ -13,10 +13,10 @@
 
 /*
  * Minimum lengths. The wire minimum is 60 bytes without FCS, but we only require what each
- * protocol needs (14 for Ethernet, 14 + 28 = 42 for ARP, 14 + 20 for IPv4): virtual NICs
- * (QEMU's tap backend, for one) hand over frames exactly as the sender built them, and an ARP
- * request from a Linux host is 42 bytes until a switch pads it. Padding, when present, is
- * ignored: IPv4 trusts its total length, ARP its fixed size.
+ * protocol needs (14 for Ethernet, 14 + 28 = 42 for ARP, 14 + 20 for IPv4): a Linux host
+ * builds a 42-byte ARP request and only the NIC pads it, so a virtual NIC or a host-side path
+ * may deliver it short; nothing is gained by dropping it. Padding, when present, is ignored:
+ * IPv4 trusts its total length, ARP its fixed size.
  */
 
 /* Everything one call needs, to keep the per-protocol helpers' parameter lists short. */
@@ -122,12 +122,13 @@ static enum net_verdict local_arp_reply(struct local_ctx *c, struct inet_arp *a)
     return local_reply_finish(c, INET_ETH_HDR_BYTES + INET_ARP_BYTES);
 }
 
-/* A request or reply whose target protocol address is ours. */
+/* A request or reply whose target protocol address is ours. Without the table (not the writer
+ * core) requests are still answered; what only teaches is counted as misrouted. */
 static enum net_verdict local_arp_for_us(struct local_ctx *c, struct inet_arp *a, uint16_t op,
                                          uint32_t spa)
 {
     bool learnable = local_arp_learnable(c, spa);
-    if (learnable) {
+    if (learnable && c->neigh != NULL) {
         neigh_update(c->neigh, spa, a->sha, c->now_ns);
     }
     if (op == INET_ARP_OP_REQUEST) {
@@ -136,12 +137,15 @@ static enum net_verdict local_arp_for_us(struct local_ctx *c, struct inet_arp *a
     if (!learnable) {
         return local_drop(&c->st->drop.arp_sender_ip_unusable);
     }
+    if (c->neigh == NULL) {
+        return local_drop(&c->st->drop.arp_not_writer_core);
+    }
     c->st->arp_replies_learned++;
     return NET_CONSUMED;
 }
 
 /* An ARP packet about someone else. An announcement (sender = target address, RFC 5227
- * section 3) is learned; anything else only refreshes an entry we already hold (RFC 826's
+ * section 2.3) is learned; anything else only refreshes an entry we already hold (RFC 826's
  * "merge" step), so broadcast chatter between other hosts cannot churn the table. */
 static enum net_verdict local_arp_other(struct local_ctx *c, struct inet_arp *a, uint32_t spa,
                                         uint32_t tpa)
@@ -151,11 +155,14 @@ static enum net_verdict local_arp_other(struct local_ctx *c, struct inet_arp *a,
         if (!learnable) {
             return local_drop(&c->st->drop.arp_sender_ip_unusable);
         }
+        if (c->neigh == NULL) {
+            return local_drop(&c->st->drop.arp_not_writer_core);
+        }
         neigh_update(c->neigh, spa, a->sha, c->now_ns);
         c->st->arp_gratuitous_learned++;
         return NET_CONSUMED;
     }
-    if (learnable) {
+    if (learnable && c->neigh != NULL) {
         neigh_refresh(c->neigh, spa, a->sha, c->now_ns);
     }
     return local_drop(&c->st->drop.arp_not_for_us);

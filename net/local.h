@@ -39,6 +39,7 @@ struct net_iface {
     X(arp_sender_ip_is_ours, "another station claims our IP address")                          \
     X(arp_sender_ip_unusable, "reply/announcement with nothing to learn: 0, off-subnet, bcast") \
     X(arp_not_for_us, "request or reply about another address")                                \
+    X(arp_not_writer_core, "reply/announcement on a core without the neighbour table")          \
     X(ip_truncated, "fewer than 20 bytes after the Ethernet header")                           \
     X(ip_bad_version, "IP version is not 4")                                                   \
     X(ip_bad_ihl, "IHL below 5, or header longer than total length")                           \
@@ -93,12 +94,17 @@ enum net_verdict {
 
 /*
  * net_local_input: handle one received frame of len bytes (FCS stripped) in a buffer of
- * buf_bytes. Replies are built in place, padded with zeros to the 60-byte Ethernet minimum,
- * and never exceed buf_bytes; *out_len is written only for NET_REPLY.
+ * buf_bytes, arrived on interface ifc. Replies are built in place, padded with zeros to the
+ * 60-byte Ethernet minimum, and never exceed buf_bytes; *out_len is written only for NET_REPLY.
+ * A frame not answered is left unchanged.
  *
- * Context: the core that owns st; runs to completion, no allocation, no locks. ARP updates the
- * neighbour table, so ARP frames must arrive on the table's writer core (non-IP frames all go to
- * RX queue 0, i.e. core 0); IPv4 frames never touch the table and may arrive on any core.
+ * neigh: the interface's neighbour table, passed only on its writer core (the one that gets
+ * non-IP frames: RX queue 0, i.e. core 0), NULL on every other core. With NULL, ARP requests
+ * for us are still answered but nothing is learned, and an ARP reply or announcement that
+ * could only teach is dropped as arp_not_writer_core (a misrouted frame, made visible).
+ *
+ * Context: the core that owns st; runs to completion, no allocation, no locks. IPv4 frames
+ * never touch the table.
  */
 enum net_verdict net_local_input(const struct net_iface *ifc, struct neigh_table *neigh,
                                  uint8_t *frame, uint16_t len, uint16_t buf_bytes,

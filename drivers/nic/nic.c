@@ -148,9 +148,8 @@ static unsigned nic_handle_rx(struct nic_port *p, struct nic_queue *q, unsigned 
             tx[ntx++] = b;
             continue;
         }
-        if (v == NET_PASS) {
-            q->not_local++;
-        }
+        /* NET_PASS (IPv4 for another host) is counted as ip_passed and dropped: nothing
+         * forwards yet. */
         pkb_free(b, (uint16_t)core);
     }
     return ntx;

@@ -51,7 +51,6 @@ struct nic_queue {
     uint8_t msix_entry; /* MSI-X table entry == EICR bit */
     uint8_t vector;     /* IDT vector on the owning core */
     struct net_local_stats local; /* ARP/ICMP answered, drops by reason */
-    uint64_t not_local;           /* valid IPv4 not for us: nothing forwards yet, dropped */
     uint64_t no_address;          /* frames on a port without an address: dropped */
 } __attribute__((aligned(64)));
 

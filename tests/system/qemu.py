@@ -14,6 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEFAULT_ELF = os.path.join(ROOT, "build", "wirespeed.elf")
 DEFAULT_ISO = os.path.join(ROOT, "build", "wirespeed.iso")
 TEST_ELF = os.path.join(ROOT, "build", "test", "wirespeed.elf")
+BUSY_ELF = os.path.join(ROOT, "build", "busy", "wirespeed.elf")
 
 # Under TCG on a 2-core host, booting 4 vCPUs takes a few seconds; allow generous margins so a
 # slow CI machine is not mistaken for a hang, while a real hang still ends the test.
@@ -21,12 +22,14 @@ BOOT_TIMEOUT_S = 90
 
 
 class Guest:
-    def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=()):
+    def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=(),
+                 monitor=True):
         cpu = ["-cpu", "host,-arch-capabilities"] if accel == "kvm" else ["-cpu", "max"]
         boot = ["-kernel", kernel] if kernel else ["-cdrom", iso, "-boot", "d"]
         self.cmd = (["qemu-system-x86_64", "-machine", "q35", "-accel", accel] + cpu +
                     ["-smp", str(smp), "-m", mem, "-display", "none", "-no-reboot",
-                     "-monitor", "none", "-serial", "stdio"] + boot + list(extra))
+                     "-serial", "stdio"] + (["-monitor", "none"] if monitor else []) +
+                    boot + list(extra))
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         self.started = time.monotonic()

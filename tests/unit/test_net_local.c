@@ -473,6 +473,36 @@ static void test_arp_malformed(void **state)
     assert_int_equal(neigh.stats.inserted, 0); /* nothing malformed was learned */
 }
 
+/* On a core that does not own the table (neigh NULL): answer, never learn, count the rest. */
+static void test_arp_without_table(void **state)
+{
+    (void)state;
+    uint16_t len = arp_request_for(buf, OUR_IP);
+    uint16_t out_len = 0;
+    assert_int_equal(net_local_input(&ifc, NULL, buf, len, BUF_BYTES, &out_len, &st, 0),
+                     NET_REPLY);
+    assert_int_equal(out_len, 60);
+    assert_int_equal(st.arp_requests_answered, 1);
+
+    static const uint8_t zero[6] = { 0 };
+    static const struct {
+        uint16_t op;
+        uint32_t spa, tpa;
+        const char *counter;
+    } cases[] = {
+        { INET_ARP_OP_REPLY, PEER_IP, OUR_IP, "arp_not_writer_core" },
+        { INET_ARP_OP_REQUEST, IP4(10, 0, 0, 5), IP4(10, 0, 0, 5), "arp_not_writer_core" },
+        { INET_ARP_OP_REQUEST, PEER_IP, IP4(10, 0, 0, 9), "arp_not_for_us" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        len = build_arp(buf, bcast_mac, cases[i].op, peer_mac, cases[i].spa, zero, cases[i].tpa);
+        memset(&st, 0, sizeof(st));
+        assert_int_equal(net_local_input(&ifc, NULL, buf, len, BUF_BYTES, &out_len, &st, 0),
+                         NET_DROP);
+        assert_only_drop(cases[i].counter);
+    }
+}
+
 static void test_arp_reply_needs_room(void **state)
 {
     (void)state;
@@ -837,6 +867,43 @@ struct fuzz_side {
     uint64_t verdicts[4];
 };
 
+/* Feed one frame to both sides, in heap buffers of exactly the stated size (ASan catches any
+ * overrun) holding different junk after the frame: the outcome must not depend on that junk. */
+static void fuzz_one(struct fuzz_side side[2], const uint8_t *frame, uint16_t len, unsigned n)
+{
+    /* buffers from exactly the frame up to 2 KiB, now and then one byte too small */
+    uint16_t buf_bytes = (uint16_t)(len + rng() % (BUF_BYTES - len + 1u));
+    if (rng() % 50 == 0 && len > 0) {
+        buf_bytes = (uint16_t)(len - 1);
+    }
+    size_t alloc = buf_bytes > len ? buf_bytes : len;
+    uint8_t *b[2];
+    enum net_verdict v[2];
+    uint16_t out_len[2] = { 0, 0 };
+    for (int s = 0; s < 2; s++) {
+        b[s] = malloc(alloc ? alloc : 1);
+        assert_non_null(b[s]);
+        memcpy(b[s], frame, len);
+        memset(b[s] + len, s ? 0xff : 0x00, alloc - len);
+        /* every eighth frame as if on a core without the neighbour table */
+        struct neigh_table *nt = n % 8 == 7 ? NULL : &side[s].neigh;
+        v[s] = net_local_input(&ifc, nt, b[s], len, buf_bytes, &out_len[s], &side[s].st, n);
+        assert_true(v[s] >= NET_REPLY && v[s] <= NET_PASS);
+        side[s].verdicts[v[s]]++;
+        assert_int_equal(net_local_total(&side[s].st), n + 1); /* one counter per frame */
+    }
+    assert_int_equal(v[0], v[1]);
+    if (v[0] == NET_REPLY) {
+        assert_int_equal(out_len[0], out_len[1]);
+        assert_memory_equal(b[0], b[1], out_len[0]);
+        check_reply(b[0], out_len[0], buf_bytes);
+    } else {
+        assert_memory_equal(b[0], frame, len); /* frames not answered stay untouched */
+    }
+    free(b[0]);
+    free(b[1]);
+}
+
 static void test_mutation_loop(void **state)
 {
     (void)state;
@@ -849,49 +916,23 @@ static void test_mutation_loop(void **state)
 
     for (unsigned n = 0; n < FRAMES; n++) {
         uint16_t len = mutate(frame, seed_frame(frame, rng()));
-        /* buffers from exactly the frame up to 2 KiB, now and then one byte too small */
-        uint16_t buf_bytes = (uint16_t)(len + rng() % (BUF_BYTES - len + 1u));
-        if (rng() % 50 == 0 && len > 0) {
-            buf_bytes = (uint16_t)(len - 1);
-        }
-        size_t alloc = buf_bytes > len ? buf_bytes : len;
-        uint8_t *b[2];
-        enum net_verdict v[2];
-        uint16_t out_len[2] = { 0, 0 };
-        for (int s = 0; s < 2; s++) {
-            /* heap buffers of exactly the stated size (ASan catches any overrun), with
-             * different junk after the frame: the outcome must not depend on it */
-            b[s] = malloc(alloc ? alloc : 1);
-            assert_non_null(b[s]);
-            memcpy(b[s], frame, len);
-            memset(b[s] + len, s ? 0xff : 0x00, alloc - len);
-            v[s] = net_local_input(&ifc, &side[s].neigh, b[s], len, buf_bytes, &out_len[s],
-                                   &side[s].st, n);
-            assert_true(v[s] >= NET_REPLY && v[s] <= NET_PASS);
-            side[s].verdicts[v[s]]++;
-            assert_int_equal(net_local_total(&side[s].st), n + 1);
-        }
-        assert_int_equal(v[0], v[1]);
-        if (v[0] == NET_REPLY) {
-            assert_int_equal(out_len[0], out_len[1]);
-            assert_memory_equal(b[0], b[1], out_len[0]);
-            check_reply(b[0], out_len[0], buf_bytes);
-        } else {
-            assert_memory_equal(b[0], frame, len); /* frames not answered stay untouched */
-        }
-        free(b[0]);
-        free(b[1]);
+        fuzz_one(side, frame, len, n);
     }
 
+    /* conservation: verdicts add up to the frames fed, and match the counters */
     assert_memory_equal(&side[0].st, &side[1].st, sizeof(side[0].st));
     struct net_local_stats *s = &side[0].st;
     uint64_t *vc = side[0].verdicts;
     assert_int_equal(vc[0] + vc[1] + vc[2] + vc[3], FRAMES);
+    assert_int_equal(net_local_total(s), FRAMES);
     assert_int_equal(vc[NET_REPLY], s->arp_requests_answered + s->icmp_echo_answered);
     assert_int_equal(vc[NET_CONSUMED], s->arp_replies_learned + s->arp_gratuitous_learned);
     assert_int_equal(vc[NET_PASS], s->ip_passed);
-    assert_int_equal(vc[NET_DROP], net_local_total(s) - vc[NET_REPLY] - vc[NET_CONSUMED] -
-                                       vc[NET_PASS]);
+    uint64_t drops = 0;
+    for (size_t i = 0; i < net_drop_counter_count; i++) {
+        drops += drop_counter(s, net_drop_counters[i].name);
+    }
+    assert_int_equal(vc[NET_DROP], drops);
     /* the loop reached every layer */
     assert_true(s->icmp_echo_answered > 0 && s->arp_requests_answered > 0 && s->ip_passed > 0);
     assert_true(s->drop.ip_bad_checksum > 0 && s->drop.icmp_bad_checksum > 0);
@@ -916,6 +957,7 @@ int main(void)
         cmocka_unit_test_setup(test_arp_reply_learned, setup),
         cmocka_unit_test_setup(test_arp_gratuitous_learned, setup),
         cmocka_unit_test_setup(test_arp_malformed, setup),
+        cmocka_unit_test_setup(test_arp_without_table, setup),
         cmocka_unit_test_setup(test_arp_reply_needs_room, setup),
         cmocka_unit_test_setup(test_echo_small, setup),
         cmocka_unit_test_setup(test_echo_1472, setup),

@@ -1,0 +1,92 @@
+"""tests/system/netlab.py: the appliance's ports wired to test hosts in network namespaces.
+
+Each port is a QEMU igb on a tap; after QEMU has opened the tap, the tap moves into a
+namespace of its own that plays the host on that wire (198.18.0.2 on port0, 198.19.0.2 on
+port1). Only addresses inside these namespaces are ever used. Everything is removed on close.
+"""
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+import uuid
+
+from qemu import Guest
+
+HOSTS = [("198.18.0.2", "198.18.0.1"), ("198.19.0.2", "198.19.0.1")]
+
+
+def sh(*args, check=True, timeout=60):
+    return subprocess.run(list(args), check=check, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def ns_run(ns, *args, check=True, timeout=60):
+    return sh("ip", "netns", "exec", ns, *args, check=check, timeout=timeout)
+
+
+class Lab:
+    """Two igb ports on taps in namespaces; .guest is the booted appliance."""
+
+    def __init__(self, kernel, smp=4, mem="256M", nports=2):
+        tag = uuid.uuid4().hex[:6]
+        self.taps = [f"wst{tag}{i}" for i in range(nports)]
+        self.nss = [f"wsns{tag}{i}" for i in range(nports)]
+        self.monitor = f"/tmp/wsmon-{tag}.sock"
+        for tap, ns in zip(self.taps, self.nss):
+            sh("ip", "tuntap", "add", "dev", tap, "mode", "tap")
+            sh("ip", "netns", "add", ns)
+        extra = ["-monitor", f"unix:{self.monitor},server,nowait"]
+        for i, tap in enumerate(self.taps):
+            extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
+                      "-device", f"igb,netdev=n{i},bus=pcie.0,addr={2 + 2 * i:#x}"]
+        self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False)
+        time.sleep(0.5)  # QEMU opens the taps before the firmware boots
+        for i, (tap, ns) in enumerate(zip(self.taps, self.nss)):
+            sh("ip", "link", "set", tap, "netns", ns)
+            ns_run(ns, "sysctl", "-q", "net.ipv6.conf.all.disable_ipv6=1")
+            ns_run(ns, "ip", "addr", "add", f"{HOSTS[i][0]}/24", "dev", tap)
+            ns_run(ns, "ip", "link", "set", tap, "up")
+            ns_run(ns, "ip", "link", "set", "lo", "up")
+
+    def wait_links(self, timeout=30):
+        for i in range(len(self.taps)):
+            self.guest.expect(rf"(?:^|(?<=> ))port{i}: link up", timeout)  # may follow the prompt
+
+    def ping(self, port, size=56, count=3, timeout=20):
+        return ns_run(self.nss[port], "ping", "-c", str(count), "-i", "0.2", "-W", "2",
+                      "-s", str(size), HOSTS[port][1], check=False, timeout=timeout)
+
+    def stats(self):
+        """One `stats json` line, parsed."""
+        self.guest.send("stats json\r")
+        m = self.guest.expect(r"^(\{\"schema\":.*\})$", 30)
+        self.guest.expect(r"wirespeed> ", 10)
+        return json.loads(m.group(1))
+
+    def monitor_cmd(self, cmd):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(self.monitor)
+        time.sleep(0.2)
+        s.sendall((cmd + "\n").encode())
+        time.sleep(0.3)
+        s.close()
+
+    def close(self):
+        self.guest.close()
+        for ns in self.nss:
+            sh("ip", "netns", "delete", ns, check=False)
+        for tap in self.taps:
+            sh("ip", "link", "delete", tap, check=False)
+        if os.path.exists(self.monitor):
+            os.unlink(self.monitor)
+
+
+def port_queues(stats, port):
+    return stats["ports"][port]["queues"]
+
+
+def queue_sum(stats, port, key):
+    return sum(q[key] for q in port_queues(stats, port))
