@@ -23,10 +23,10 @@ BOOT_TIMEOUT_S = 90
 
 class Guest:
     def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=(),
-                 monitor=True):
+                 monitor=True, machine="q35"):
         cpu = ["-cpu", "host,-arch-capabilities"] if accel == "kvm" else ["-cpu", "max"]
         boot = ["-kernel", kernel] if kernel else ["-cdrom", iso, "-boot", "d"]
-        self.cmd = (["qemu-system-x86_64", "-machine", "q35", "-accel", accel] + cpu +
+        self.cmd = (["qemu-system-x86_64", "-machine", machine, "-accel", accel] + cpu +
                     ["-smp", str(smp), "-m", mem, "-display", "none", "-no-reboot",
                      "-serial", "stdio"] + (["-monitor", "none"] if monitor else []) +
                     boot + list(extra))

@@ -1,4 +1,5 @@
 """The igb datapath in QEMU: two ports on taps in namespaces, 4 cores (issue: igb datapath)."""
+import os
 import re
 import socket
 import struct
@@ -6,7 +7,7 @@ import struct
 import pytest
 
 from netlab import HOSTS, Lab, ns_run, port_queues, queue_sum
-from qemu import DEFAULT_ELF, BUSY_ELF
+from qemu import BUSY_ELF, DEFAULT_ELF, ROOT
 
 RSS_KEY = bytes([0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43,
                  0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb,
@@ -44,6 +45,28 @@ def lab(request):
         yield lab
     finally:
         lab.close()
+
+
+def check_documented(st):
+    """Every key `stats json` prints is described in docs/counters.md."""
+    doc = open(os.path.join(ROOT, "docs", "counters.md")).read()
+    keys = set()
+    for c in st["cores"]:
+        keys |= set(c)
+    for p in st["ports"]:
+        keys |= set(p) | set(p["hw"])
+        for q in p["queues"]:
+            keys |= set(q)
+    missing = sorted(k for k in keys if f"`{k}`" not in doc and f'"{k}"' not in doc)
+    assert not missing, f"not in docs/counters.md: {missing}"
+
+
+def check_conservation(q):
+    """Every received frame ended in exactly one outcome."""
+    outcomes = (q["arp_requests_answered"] + q["icmp_echo_answered"] + q["arp_replies_learned"] +
+                q["arp_gratuitous_learned"] + q["ip_passed"] + q["no_address"] +
+                sum(v for k, v in q.items() if k.startswith("drop_")))
+    assert q["rx_packets"] == outcomes, q
 
 
 def send_udp_flows(lab, port, flows, per_flow, dport=9):
@@ -85,7 +108,10 @@ def test_ports_listed_and_ping_both(lab):
         neigh = ns_run(lab.nss[port], "ip", "neigh", "show", HOSTS[port][1]).stdout
         assert re.search(r"lladdr 52:54:00:", neigh), neigh
     st = lab.stats()
+    check_documented(st)
     for port in (0, 1):
+        for q in port_queues(st, port):
+            check_conservation(q)
         assert queue_sum(st, port, "icmp_echo_answered") == 6
         assert queue_sum(st, port, "arp_requests_answered") >= 1
         # every echo answered was transmitted and completed
@@ -113,6 +139,8 @@ def test_udp_flows_spread_over_cores_and_stick(lab):
     rx = [a["rx_packets"] - b["rx_packets"] for a, b in zip(port_queues(after, 0),
                                                            port_queues(before, 0))]
     assert all(n >= e for n, e in zip(rx, expect)), (rx, expect)
+    for q in port_queues(after, 0):
+        check_conservation(q)
     # adaptive mode: each core slept and was woken by its own queue's vector
     irqs = [q["irqs"] for q in port_queues(after, 0)]
     assert all(n > 0 for n in irqs), f"queue interrupts per core: {irqs}"
@@ -195,3 +223,15 @@ def test_malformed_frames_are_counted_drops(lab):
     assert hw == 5, hw
     assert queue_sum(after, 0, "drop_ip_bad_version") - queue_sum(before, 0,
                                                                   "drop_ip_bad_version") == 5
+
+
+def test_legacy_pci_config_access_without_mcfg(boot):
+    """The i440FX machine has no ACPI MCFG: PCI falls back to port 0xCF8 and the port still
+    comes up."""
+    g = boot(kernel=DEFAULT_ELF, smp=2, machine="pc",
+             extra=["-netdev", "user,id=n0", "-device", "igb,netdev=n0"])
+    m = g.wait_ready()
+    assert m.group(2) == "1", g.text()
+    assert re.search(r"^pci: config access by port 0xCF8", g.text(), re.M)
+    g.expect(r"(?:^|(?<=> ))port0: link up", 30)
+    g.command("ports", r"^port0\s+0000:00:\S+\s+82576\s+52:54:00:\S+\s+up\s+1000\s+2\s")
