@@ -51,7 +51,7 @@ KERNEL_SRCS := \
 	apps/stats/stats.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
-.PHONY: all setup sources run run-iso test unit test-system clean distclean
+.PHONY: all setup sources run run-iso test unit test-system bench clean distclean
 all: setup sources $(ELF) $(ISO)
 
 setup:
@@ -174,6 +174,15 @@ test-system: setup
 	$(PYTHON) -m pytest -q tests/system
 
 test: unit test-system
+
+# Benchmarks print numbers; they never pass or fail on speed (tests/bench/README.md).
+build/bench/udpgen: tests/bench/udpgen.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 $(WARN) $< -o $@
+
+bench: setup all build/bench/udpgen
+	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
+	$(PYTHON) tests/bench/rx_pps.py
 
 clean:
 	rm -rf $(BUILD) build/test build/busy build/unit build/host

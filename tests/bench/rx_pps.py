@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""tests/bench/rx_pps.py: received packets per second per core at 64 bytes, in QEMU.
+
+A generator (udpgen.c) in the port's namespace sends 64-byte UDP frames over many flows for a
+few seconds; the appliance counts them per core (they are counted drops: UDP is not served yet).
+Prints numbers, never pass/fail: sent rate, what the host's tap dropped before QEMU read it,
+what the appliance received per core, every drop counter, and busy cycles per packet.
+Run: make bench   (or: python3 tests/bench/rx_pps.py [--seconds N])
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "system"))
+from netlab import HOSTS, Lab, ns_run, port_queues  # noqa: E402
+from qemu import BUSY_ELF, DEFAULT_ELF, ROOT  # noqa: E402
+
+GEN = os.path.join(ROOT, "build", "bench", "udpgen")
+
+
+def tap_counter(lab, name):
+    return int(ns_run(lab.nss[0], "cat",
+                      f"/sys/class/net/{lab.taps[0]}/statistics/{name}").stdout)
+
+
+def run_one(kernel, mode, cores, seconds, flows):
+    lab = Lab(kernel=kernel, smp=cores)
+    try:
+        lab.guest.wait_ready()
+        lab.wait_links()
+        assert " 0% packet loss" in lab.ping(0, count=1).stdout
+        dut_mac = re.search(r"lladdr (\S+)", ns_run(lab.nss[0], "ip", "neigh", "show",
+                                                     HOSTS[0][1]).stdout).group(1)
+        before, drop0 = lab.stats(), tap_counter(lab, "tx_dropped")
+        out = ns_run(lab.nss[0], GEN, lab.taps[0], dut_mac, HOSTS[0][0], HOSTS[0][1],
+                     str(flows), str(seconds), timeout=seconds + 60).stdout
+        sent = int(out.split()[1])
+        time.sleep(1)  # let the last bursts drain
+        after, drop1 = lab.stats(), tap_counter(lab, "tx_dropped")
+    finally:
+        lab.close()
+    qa, qb = port_queues(after, 0), port_queues(before, 0)
+    per_core = [(a["rx_packets"] - b["rx_packets"]) / seconds for a, b in zip(qa, qb)]
+    hw = {k: after["ports"][0]["hw"][k] - before["ports"][0]["hw"][k]
+          for k in ("rx_missed_errors", "rx_no_buffer_count", "rx_queue_drops")}
+    ring = {k: sum(a[k] - b[k] for a, b in zip(qa, qb)) for k in ("rx_no_buffer", "rx_errors")}
+    busy = [a["busy_cycles"] - b["busy_cycles"]
+            for a, b in zip(after["cores"], before["cores"])]
+    rx = [a["rx_packets"] - b["rx_packets"] for a, b in zip(qa, qb)]
+    cpp = [f"{c / r:.0f}" if r else "-" for c, r in zip(busy, rx)]
+    print(f"{mode:9} {cores:5} {sent / seconds:10.0f} {drop1 - drop0:9} "
+          f"{sum(per_core):10.0f}  {' '.join(f'{x:.0f}' for x in per_core):28} "
+          f"{hw['rx_missed_errors']:7} {hw['rx_no_buffer_count']:7} {hw['rx_queue_drops']:7} "
+          f"{ring['rx_no_buffer']:7}  {' '.join(cpp)}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--flows", type=int, default=64)
+    args = ap.parse_args()
+    print(f"64-byte UDP, {args.flows} flows, {args.seconds:g} s per run, QEMU TCG, igb; "
+          "rates in packets/s")
+    print(f"{'mode':9} {'cores':5} {'sent':>10} {'tap_drop':>9} {'rx_total':>10}  "
+          f"{'rx per core':28} {'missed':>7} {'no_desc':>7} {'q_drop':>7} {'no_buf':>7}  "
+          "busy cycles/pkt per core")
+    for kernel, mode in ((BUSY_ELF, "busy"), (DEFAULT_ELF, "adaptive")):
+        for cores in (1, 4):
+            run_one(kernel, mode, cores, args.seconds, args.flows)
+
+
+if __name__ == "__main__":
+    main()
