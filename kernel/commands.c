@@ -31,11 +31,12 @@ static void cmd_version(int argc, char **argv)
 static void cmd_cpus(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    kprintf("%-5s %-8s %-7s %20s\n", "core", "apic_id", "online", "loop_iterations");
+    kprintf("%-5s %-8s %-7s %20s %12s\n", "core", "apic_id", "online", "loop_iterations",
+            "halts");
     for (unsigned i = 0; i < smp_cores_online(); i++) {
         const struct percpu *c = &percpu_blocks[i];
-        kprintf("%-5u %-8u %-7s %20llu\n", c->index, c->apic_id, c->online ? "yes" : "no",
-                (unsigned long long)c->loop_iterations);
+        kprintf("%-5u %-8u %-7s %20llu %12llu\n", c->index, c->apic_id, c->online ? "yes" : "no",
+                (unsigned long long)c->loop_iterations, (unsigned long long)c->halts);
     }
 }
 
@@ -66,7 +67,7 @@ static void cmd_fault(int argc, char **argv)
 static const struct command commands[] = {
     { "help", 0, "list commands", cmd_help },
     { "version", 0, "version, config name and git revision", cmd_version },
-    { "cpus", 0, "cores: APIC ID, online, loop iterations", cmd_cpus },
+    { "cpus", 0, "cores: APIC ID, online, loop iterations, halts (adaptive)", cmd_cpus },
     { "ports", 0, "ports: PCI address, chip, MAC, link, queues, address", stats_cmd_ports },
     { "stats", 2, "counters: stats | stats json | stats port N", stats_cmd_stats },
     { "rings", 1, "rings <port>: hardware head/tail and software ring indices", stats_cmd_rings },

@@ -13,7 +13,7 @@
 
 /* One buffer's metadata; the data area lies elsewhere (data points into the pool's region). */
 struct pkb {
-    uint8_t *data;    /* start of the frame (DMA target; identity mapped, so also the bus address) */
+    uint8_t *data;    /* start of the frame (DMA target; identity mapped: also the bus address) */
     uint16_t len;     /* frame length in bytes */
     uint16_t port;    /* input port index */
     uint16_t queue;   /* input queue (== owning core on the fast path) */

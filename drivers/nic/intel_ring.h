@@ -20,8 +20,8 @@
 #include "drivers/nic/intel_desc.h"
 #include "net/pkb.h"
 
-#define IRING_MIN_DESCS 8    /* RDLEN/TDLEN are multiples of 128 bytes = 8 descriptors */
-#define IRING_MAX_DESCS 4096 /* no ring needs more; keeps indices in 16 bits */
+#define IRING_MIN_DESCS 8     /* RDLEN/TDLEN are multiples of 128 bytes = 8 descriptors */
+#define IRING_MAX_DESCS 4096  /* no ring needs more; keeps indices in 16 bits */
 #define IRING_ALIGN_BYTES 128 /* RDBAL/TDBAL: descriptor rings are 128-byte aligned */
 
 /* IRING_DESC_MEM_BYTES: descriptor memory a ring of n descriptors needs (RDLEN/TDLEN value). */
@@ -86,9 +86,9 @@ struct iring_rx {
     uint16_t port;                 /* port index written into each pkb */
 
     /* owned by core `core` */
-    uint16_t next_to_clean;       /* next descriptor whose write-back we wait for */
-    uint16_t next_to_use;         /* next slot to post == last tail value written */
-    bool discarding;              /* inside an oversize frame: drop up to its EOP descriptor */
+    uint16_t next_to_clean; /* next descriptor whose write-back we wait for */
+    uint16_t next_to_use;   /* next slot to post == last tail value written */
+    bool discarding;        /* inside an oversize frame: drop up to its EOP descriptor */
     struct iring_rx_stats stats;
 };
 

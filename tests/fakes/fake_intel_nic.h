@@ -34,8 +34,8 @@ struct fake_inic_tx {
     volatile union idesc_tx *desc;
     const volatile uint32_t *tail; /* the TDT "register" */
     uint16_t size;
-    uint16_t head;       /* TDH: next descriptor the NIC will process */
-    uint64_t frames;     /* frames "put on the wire" */
+    uint16_t head;   /* TDH: next descriptor the NIC will process */
+    uint64_t frames; /* frames "put on the wire" */
     uint64_t bytes;
     uint64_t violations; /* malformed descriptors (not advanced data, no EOP, bad lengths) */
     /* Called for each transmitted frame with its bytes; may be NULL. */
