@@ -1,5 +1,6 @@
-/* config/confparse.h: parser and validator for baked configuration files (host side only).
- * The format and every key are documented in docs/config.md, generated from conf_keys[]. */
+/* config/confparse.h: parser, validator and emitters for baked configuration files (host side
+ * only): conf_keys[] in confkeys.c, single values in confvalue.c, files in confparse.c, header
+ * and doc in confemit.c. The format and every key are documented in docs/config.md. */
 #ifndef WS_CONFPARSE_H
 #define WS_CONFPARSE_H
 
@@ -14,7 +15,9 @@
 #define CONF_MSG_BYTES 384      /* room for a message quoting a whole over-long value */
 #define CONF_MAX_CHOICES 8      /* most words one key accepts (enum values or aliases) */
 #define CONF_DOC_MAX_BYTES 400  /* longest conf_key.doc (it is copied into the header's comments) */
-#define CONF_PORT_COUNT 4       /* keys port0.address..port3.address = CONFIG_PORT_ADDRESSES size */
+#define CONF_PORT_COUNT 4       /* ports 0..3: portN.* keys, CONFIG_PORT_* and CONFIG_WIRE_PEER size */
+#define CONF_MAX_ROUTES 64      /* most `route` lines; CONFIG_ROUTES holds at most this many */
+#define CONF_MAC_BYTES 6        /* an Ethernet address */
 
 /* How a value is checked and turned into what the header emits. */
 enum conf_type {
@@ -23,6 +26,10 @@ enum conf_type {
     CONF_ENUM,   /* exactly one of the choice words; emitted as that choice's number */
     CONF_BOOL,   /* "yes" or "no"; emitted as 1 or 0 */
     CONF_IPV4_PREFIX, /* interface address "a.b.c.d/len"; emitted as three macros (see macro) */
+    CONF_MAC,    /* unicast Ethernet address "aa:bb:cc:dd:ee:ff"; two macros (see macro) */
+    CONF_PORT_PAIRS, /* "0-1 2-3": ports joined in pairs; emitted as a peer-per-port initializer */
+    CONF_ROUTE,  /* "a.b.c.d/len via e.f.g.h" or "a.b.c.d/len dev portN"; repeatable; emitted as
+                  * CONFIG_NROUTES and the initializer <macro> */
 };
 
 /* One accepted word: an enum value, or an alias of an integer ("com1" for 0x3f8). */
@@ -38,10 +45,15 @@ struct conf_key {
     bool required;        /* missing in the file is an error; def is then unused */
     const char *def;      /* default, as it would be written in the file; checked like one */
     bool def_from_file;   /* default is the file's basename without ".conf" (instead of def) */
-    bool no_default;      /* optional and may stay unset (def unused); CONF_IPV4_PREFIX only,
-                           * whose _HAS_ADDRESS macro tells the firmware */
+    bool no_default;      /* optional and may stay unset (def unused): CONF_IPV4_PREFIX and
+                           * CONF_MAC, whose _HAS_ macro tells the firmware, and CONF_ROUTE
+                           * (no line: no routes) */
+    bool repeatable;      /* may be set on many lines, each adding an entry (CONF_ROUTE only);
+                           * every other key may appear once */
+    bool one_hot;         /* CONF_ENUM: emit <macro>_<WORD> (word upper-cased) as 1 for the
+                           * chosen word and 0 for each other one, instead of <macro> */
     int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it);
-                           * CONF_IPV4_PREFIX: allowed prefix lengths */
+                           * CONF_IPV4_PREFIX, CONF_ROUTE: allowed prefix lengths */
     int64_t step;         /* CONF_INT: value must be a multiple of this (0 or 1: any) */
     bool hex;             /* CONF_INT: print range and emit the macro in hex */
     bool pow2;            /* CONF_INT: value must be a power of two (ring sizes) */
@@ -49,7 +61,9 @@ struct conf_key {
     const char *extra_chars; /* CONF_STRING: allowed besides A-Z a-z 0-9 */
     struct conf_choice choices[CONF_MAX_CHOICES]; /* CONF_ENUM values, CONF_INT aliases */
     const char *macro;    /* name of the emitted #define; CONF_IPV4_PREFIX: prefix of three names,
-                           * <macro>_HAS_ADDRESS (0/1), <macro>_IP, <macro>_PREFIX */
+                           * <macro>_HAS_ADDRESS (0/1), <macro>_IP, <macro>_PREFIX; CONF_MAC:
+                           * prefix of <macro>_HAS_MAC (0/1) and <macro>_MAC (6-byte initializer);
+                           * one_hot CONF_ENUM: prefix of <macro>_<WORD> */
     const char *doc;      /* one or two sentences for docs/config.md and the header; at most
                            * CONF_DOC_MAX_BYTES */
 };
@@ -61,17 +75,33 @@ extern const size_t conf_key_count;
 struct conf_value {
     unsigned line;        /* first line setting the key; 0 = not in the file */
     bool present;         /* holds a valid value (from the file or a default); false for a
-                           * no_default key left unset */
+                           * no_default key left unset; CONF_ROUTE: at least one valid line */
     int64_t num;          /* CONF_INT, CONF_ENUM, CONF_BOOL: the number the header emits */
     uint32_t ip;          /* CONF_IPV4_PREFIX: address, host byte order (198.18.0.1: 0xc6120001) */
     unsigned prefix;      /* CONF_IPV4_PREFIX: the prefix length */
-    char text[CONF_LINE_MAX_BYTES + 1]; /* the value as written (trimmed), or the default */
+    uint8_t mac[CONF_MAC_BYTES]; /* CONF_MAC: the address, first octet first */
+    int8_t peer[CONF_PORT_COUNT]; /* CONF_PORT_PAIRS: the port each port forwards to, -1 none */
+    char text[CONF_LINE_MAX_BYTES + 1]; /* the value as written (trimmed), or the default;
+                                         * CONF_ROUTE: that of the first line */
 };
 
-/* All values of one file, indexed like conf_keys[]. */
+/* One `route` line. */
+struct conf_route {
+    unsigned line;        /* the line it was set on */
+    uint32_t prefix;      /* destination network, host byte order, no host bits set */
+    unsigned len;         /* destination prefix length, 0..32 */
+    bool via;             /* true: "via gateway"; false: "dev portN" (directly connected) */
+    uint32_t gateway;     /* via: next-hop address, host byte order; dev: 0 */
+    unsigned port;        /* egress port; via: the port whose subnet holds the gateway, found
+                           * once the whole file is read */
+};
+
+/* All values of one file, indexed like conf_keys[], plus the list a repeatable key builds. */
 struct conf_values {
     const char *file_name; /* as passed to conf_parse; named in the header's comment */
     struct conf_value val[CONF_MAX_KEYS];
+    unsigned nroutes;      /* entries used in routes[] */
+    struct conf_route routes[CONF_MAX_ROUTES]; /* the `route` lines, in file order */
 };
 
 /* One problem found in the file. line 0 means "the file as a whole" (a missing key). */
@@ -81,9 +111,11 @@ struct conf_error {
     char msg[CONF_MSG_BYTES];
 };
 
+/* The errors of one file, sorted by line (line 0 last), in the order found within a line. */
 struct conf_errors {
     unsigned count;       /* entries used in list[] */
-    unsigned dropped;     /* errors found beyond CONF_MAX_ERRORS, not stored */
+    unsigned dropped;     /* errors found beyond CONF_MAX_ERRORS, not stored: those that sort
+                           * last are the ones dropped */
     struct conf_error list[CONF_MAX_ERRORS];
 };
 
@@ -92,9 +124,11 @@ struct conf_errors {
  * file_name: names the file in errors and the header and gives the default `name`; it must
  *   outlive out and errs (they point to it). text/len: the file's bytes, not NUL-terminated.
  * out: filled with every key's value (defaults included); usable only if 0 is returned.
- * errs: cleared, then gets every error found, in line order, missing keys (line 0) last.
- *   Checks between keys (overlapping port subnets) are made when the later of the two lines is
- *   read, so they keep that order and are reported on the later line.
+ * errs: cleared, then gets every error found, sorted by line, line 0 (the file as a whole:
+ *   missing keys) last. Checks between two lines (overlapping port subnets, duplicate routes)
+ *   are reported on the later line. Checks that need the whole file are made at its end:
+ *   each route's gateway and destination against the port subnets (reported on the route's
+ *   line), and the next-hop MACs that wire mode with MAC rewriting needs (missing: line 0).
  * Returns 0 if the file is valid, WS_ERR_INVAL (kernel/err.h) if errs holds at least one error.
  * Pure: no I/O, no allocation, no global state.
  */
@@ -108,9 +142,10 @@ const struct conf_key *conf_key_find(const char *name);
 const struct conf_value *conf_get(const struct conf_values *v, const char *name);
 
 /*
- * conf_emit_header: write the C header for a valid parse (conf_parse returned 0) to f: one
- * macro per key (three per CONF_IPV4_PREFIX key), then CONFIG_PORT_ADDRESSES, the addresses of
- * port0..port(CONF_PORT_COUNT-1) as one initializer of { has_address, ip, prefix } triples.
+ * conf_emit_header: write the C header for a valid parse (conf_parse returned 0) to f: the
+ * macros of each key in table order (see conf_key.macro), then two per-port initializers:
+ * CONFIG_PORT_ADDRESSES ({ has_address, ip, prefix } per port) and CONFIG_PORT_NEXT_HOP_MACS
+ * ({ has_mac, { 6 bytes } } per port), port0 first, CONF_PORT_COUNT entries each.
  * Returns 0, or WS_ERR_GENERIC if writing to f failed.
  */
 int conf_emit_header(const struct conf_values *v, FILE *f);

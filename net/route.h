@@ -1,0 +1,198 @@
+/*
+ * net/route.h: the IPv4 router's per-packet decisions: header validation and TTL decrement for a
+ * datagram in transit (RFC 791, RFC 1812 sections 5.2.2, 5.3.1, 5.3.7), the Ethernet rewrite
+ * towards the next hop, ICMP error construction (RFC 792, RFC 1812 sections 4.3.2.3-4.3.2.7) and
+ * the token bucket that rate-limits those errors (RFC 1812 section 4.3.2.8).
+ *
+ * Everything here is per core: the functions touch only the frame and the stats or limiter the
+ * caller passes in, allocate nothing, divide nothing (route_ratelimit_init aside) and print
+ * nothing.
+ */
+#ifndef WS_NET_ROUTE_H
+#define WS_NET_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ICMP error types and codes this module builds (RFC 792). */
+#define ROUTE_ICMP_DEST_UNREACH 3
+#define ROUTE_ICMP_CODE_NET_UNREACH 0
+#define ROUTE_ICMP_CODE_HOST_UNREACH 1
+#define ROUTE_ICMP_CODE_FRAG_NEEDED 4 /* not built: needs the next-hop MTU (RFC 1191 section 4) */
+#define ROUTE_ICMP_TIME_EXCEEDED 11
+#define ROUTE_ICMP_CODE_TTL_EXCEEDED 0
+#define ROUTE_ICMP_CODE_REASSEMBLY_EXCEEDED 1
+
+#define ROUTE_ICMP_ERROR_HDR_BYTES 8 /* type, code, checksum, 4 unused bytes */
+/* RFC 1812 4.3.2.3: an ICMP error datagram should quote as much as fits in 576 bytes. */
+#define ROUTE_ICMP_ERROR_MAX_IP_BYTES 576
+/* Ethernet + IPv4 + ICMP headers before the quoted datagram. */
+#define ROUTE_ICMP_ERROR_HEADROOM_BYTES (14 + 20 + ROUTE_ICMP_ERROR_HDR_BYTES)
+/* The largest frame route_icmp_error builds: a buffer this size always has room. */
+#define ROUTE_ICMP_ERROR_MAX_FRAME_BYTES (14 + ROUTE_ICMP_ERROR_MAX_IP_BYTES)
+
+/*
+ * Counters, one per reason, in the order the checks run. This list is the single source of the
+ * struct fields and of the names the console prints (route_drop_counters[]).
+ *
+ * ROUTE_FRAME_DROPS: what happened to a frame that route_ipv4_check_and_decrement did not
+ * forward; every such frame is counted in exactly one of them (ttl_expired included: the frame
+ * itself is never sent on, whatever the caller then reports about it).
+ * ROUTE_ICMP_SUPPRESSIONS: ICMP errors route_icmp_error was asked for and did not build. These
+ * are not frame fates: the frame they concern is already counted above, so conservation sums
+ * (received = forwarded + dropped) must use ROUTE_FRAME_DROPS only.
+ * X(field, one-line meaning).
+ */
+#define ROUTE_FRAME_DROPS(X)                                                                    \
+    X(ip_truncated, "fewer than 14 + 20 bytes: no room for Ethernet and IPv4 headers")          \
+    X(eth_not_ipv4, "EtherType is not IPv4 (a caller bug, never the wire)")                     \
+    X(eth_dst_group, "Ethernet broadcast/multicast carrying a datagram to forward (5.3.4)")    \
+    X(ip_bad_version, "IP version is not 4")                                                    \
+    X(ip_bad_ihl, "IHL below 5, or header longer than total length")                            \
+    X(ip_bad_total_length, "total length beyond the end of the frame")                          \
+    X(ip_bad_checksum, "IPv4 header checksum does not verify")                                  \
+    X(ip_src_broadcast, "source is the limited broadcast 255.255.255.255")                      \
+    X(ip_src_multicast, "source is multicast 224.0.0.0/4")                                      \
+    X(ip_src_martian, "source 0/8, 127/8 or 240/4 (RFC 1812 5.3.7)")                            \
+    X(ip_src_link_local, "source 169.254/16: never forwarded (RFC 3927 section 7)")             \
+    X(ip_dst_broadcast, "destination is the limited broadcast 255.255.255.255")                 \
+    X(ip_dst_multicast, "destination multicast 224.0.0.0/4 (no multicast routing)")             \
+    X(ip_dst_martian, "destination 0/8, 127/8 or 240/4 (RFC 1812 5.3.7)")                       \
+    X(ip_dst_link_local, "destination 169.254/16: never forwarded (RFC 3927 section 7)")        \
+    X(ttl_expired, "TTL 0 or 1: not forwarded; the caller may send ICMP time exceeded")
+
+#define ROUTE_ICMP_SUPPRESSIONS(X)                                                              \
+    X(icmp_unsupported_type, "asked for a type/code not built here (a caller bug)")             \
+    X(icmp_no_source_address, "the interface has no IPv4 address to send from")                 \
+    X(icmp_no_room, "output buffer too small for headers plus header + 8 bytes")                \
+    X(icmp_quote_malformed, "offending frame is not a valid IPv4 datagram (5.2.2)")             \
+    X(icmp_l2_group, "offending frame had a group Ethernet source or destination")              \
+    X(icmp_about_fragment, "offending datagram is a non-initial fragment")                      \
+    X(icmp_src_broadcast, "offending source is 255.255.255.255")                                \
+    X(icmp_src_multicast, "offending source is multicast")                                      \
+    X(icmp_src_martian, "offending source is 0/8, 127/8 or 240/4: no single host")              \
+    X(icmp_dst_broadcast, "offending destination was 255.255.255.255")                          \
+    X(icmp_dst_multicast, "offending destination was multicast")                                \
+    X(icmp_about_icmp_error, "offending datagram is an ICMP error (or too short to tell)")
+
+#define ROUTE_DROP_REASONS(X) ROUTE_FRAME_DROPS(X) ROUTE_ICMP_SUPPRESSIONS(X)
+
+/* Per core (per port, if the caller wants): written only by the core that owns it. */
+struct route_drop_stats {
+#define ROUTE_DROP_FIELD(name, why) uint64_t name;
+    ROUTE_DROP_REASONS(ROUTE_DROP_FIELD)
+#undef ROUTE_DROP_FIELD
+};
+
+/* A counter's name, meaning and place, for the console. Same shape as net_counter_desc. */
+struct route_counter_desc {
+    const char *name;
+    const char *why;
+    size_t offset; /* of its uint64_t within struct route_drop_stats */
+};
+
+/* Every counter of struct route_drop_stats, frame drops first: entries [0,
+ * route_frame_drop_counter_count) are ROUTE_FRAME_DROPS, the rest ROUTE_ICMP_SUPPRESSIONS. */
+extern const struct route_counter_desc route_drop_counters[];
+extern const size_t route_drop_counter_count;
+extern const size_t route_frame_drop_counter_count;
+
+/* route_frame_drops_total: frames not forwarded (ROUTE_FRAME_DROPS summed): equals the number of
+ * route_ipv4_check_and_decrement calls made with st that did not return ROUTE_FORWARD. */
+uint64_t route_frame_drops_total(const struct route_drop_stats *st);
+
+/* --- forwarding ------------------------------------------------------------------------------ */
+
+enum route_verdict {
+    ROUTE_FORWARD,     /* TTL decremented, checksum updated; *dst_out set; look up and send */
+    ROUTE_TTL_EXPIRED, /* TTL 0 or 1: frame unchanged; counted as ttl_expired; the caller may
+                        * send ICMP time exceeded (route_icmp_error) if the limiter allows */
+    ROUTE_DROP,        /* malformed or unforwardable: counted under its reason, send nothing */
+};
+
+/*
+ * route_ipv4_check_and_decrement: decide whether a received IPv4 frame of len bytes (FCS
+ * stripped), which the caller has found is not addressed to the appliance, may be forwarded.
+ * Checks, in order: room for the headers, EtherType, Ethernet destination unicast, version,
+ * IHL, total length (frames longer than it are padding, fine), header checksum, source and
+ * destination address classes, then TTL. On ROUTE_FORWARD the TTL has been decremented and the
+ * header checksum updated incrementally (RFC 1624), and *dst_out holds the destination (host
+ * order); on any other verdict the frame is unchanged and *dst_out is not written.
+ *
+ * Fragments are forwarded as they are (only the local stack refuses them); IP options are
+ * forwarded unprocessed (no Record Route / Timestamp updates, source routes not honoured).
+ *
+ * Context: fast path, the core that owns st; no allocation, no division.
+ */
+enum route_verdict route_ipv4_check_and_decrement(uint8_t *frame, uint16_t len,
+                                                  struct route_drop_stats *st,
+                                                  uint32_t *dst_out);
+
+/*
+ * route_eth_rewrite: set the Ethernet addresses of a frame to be forwarded: source = our
+ * egress port's MAC, destination = the next hop's. frame must hold at least 14 bytes (true of
+ * every frame route_ipv4_check_and_decrement forwarded). Fast path, any core.
+ */
+void route_eth_rewrite(uint8_t *frame, const uint8_t src_mac[6], const uint8_t dst_mac[6]);
+
+/* --- ICMP errors ----------------------------------------------------------------------------- */
+
+/*
+ * route_icmp_error: build in out (out_bytes long) a complete Ethernet frame carrying ICMP error
+ * type/code about the received frame in_frame (in_len bytes), to be sent back out of the port
+ * it arrived on: Ethernet to in_frame's source MAC from our_mac; IPv4 from our_ip (that port's
+ * address) to the offending source; then the ICMP header and as much of the offending datagram
+ * as keeps the ICMP datagram within 576 bytes (always at least its header + 8 bytes).
+ *
+ * Builds: type 11 (time exceeded) codes 0-1; type 3 (destination unreachable) codes 0-15 but 4
+ * (fragmentation needed would need the next-hop MTU).
+ *
+ * Returns the frame length (never below the 60-byte Ethernet minimum: the smallest error is 62
+ * bytes), or 0 when no error may be sent (RFC 1812 4.3.2.7 / RFC 1122 3.2.2: about an ICMP
+ * error, a non-initial fragment, a source that is not one host, an IP or link-layer broadcast
+ * or multicast; or a malformed datagram, or no room), each counted in st. out is meant to be a
+ * separate buffer, but may also be in_frame itself (the error then replaces the frame).
+ *
+ * Rate limiting is the caller's: check route_ratelimit_allow first, so a flood of expiring
+ * datagrams costs a compare each, not a 576-byte build.
+ *
+ * Context: the core that owns st; no allocation. Not the fast path (one checksum over the
+ * message, up to 556 bytes).
+ */
+uint16_t route_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
+                          uint16_t in_len, uint8_t type, uint8_t code, uint32_t our_ip,
+                          const uint8_t our_mac[6], struct route_drop_stats *st);
+
+/* --- rate limiting (RFC 1812 section 4.3.2.8) ------------------------------------------------- */
+
+/*
+ * A token bucket whose content is kept as time: credit_ns is the time the bucket has been
+ * refilling, capped at depth_ns (burst tokens' worth), and one token costs ns_per_token. The
+ * refill is then an addition of elapsed time and the take a compare and subtract: no division
+ * or multiplication per call. The one division, 1e9 / rate, happens in route_ratelimit_init.
+ * Per core, never shared: each core limits its own errors (the whole box sends at most
+ * cores x rate per second).
+ */
+struct route_ratelimit {
+    uint64_t credit_ns;    /* refill time banked, 0..depth_ns */
+    uint64_t last_ns;      /* clock at the previous call */
+    uint64_t ns_per_token; /* 1e9 / rate, rounded down (at most 1 ns per token generous) */
+    uint64_t depth_ns;     /* burst * ns_per_token: the bucket's size, as time */
+};
+
+/*
+ * route_ratelimit_init: rate_per_sec tokens per second, at most burst banked; the bucket starts
+ * full. rate_per_sec 0 or burst 0 refuses everything (errors disabled). Init time or slow path.
+ */
+void route_ratelimit_init(struct route_ratelimit *rl, uint32_t rate_per_sec, uint32_t burst,
+                          uint64_t now_ns);
+
+/*
+ * route_ratelimit_allow: take one token if there is one. now_ns is a monotonic clock (the
+ * core's TSC time); a clock that steps back credits nothing. Refusals are the caller's to count.
+ * Fast path, the core that owns rl.
+ */
+bool route_ratelimit_allow(struct route_ratelimit *rl, uint64_t now_ns);
+
+#endif
