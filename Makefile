@@ -48,7 +48,7 @@ KERNEL_SRCS := \
 	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
 	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/intel_ring.c \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
-	apps/stats/stats.c
+	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
 .PHONY: all setup sources run run-iso test unit test-system bench clean distclean
@@ -58,9 +58,11 @@ setup:
 	@tools/setup
 
 # --- host tools and generated config --------------------------------------------------------
-$(GENCONFIG): config/genconfig.c config/confparse.c config/confparse.h kernel/err.h kernel/param.h
+CONF_SRCS := config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c
+$(GENCONFIG): config/genconfig.c $(CONF_SRCS) config/confparse.h config/confpriv.h kernel/err.h \
+		kernel/param.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iconfig -Ikernel config/genconfig.c config/confparse.c -o $@
+	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iconfig -Ikernel config/genconfig.c $(CONF_SRCS) -o $@
 
 # Regenerate when the config file, its path, or the generator changes.
 $(GEN)/config.path: FORCE
@@ -143,8 +145,8 @@ run-iso: all
 UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
-	test_neigh test_net_local test_pkb test_intel_ring
-test_config_SRCS := config/confparse.c
+	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib
+test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
 test_bootinfo_SRCS := kernel/bootinfo.c kernel/memmap.c kernel/err.c
@@ -153,6 +155,8 @@ test_rss_SRCS := net/rss.c
 test_neigh_SRCS := net/neigh.c
 test_net_local_SRCS := net/local.c net/neigh.c net/inet.c
 test_pkb_SRCS := net/pkb.c
+test_route_SRCS := net/route.c net/inet.c
+test_fib_SRCS := net/fib.c
 test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
 
 define unit_rule
@@ -166,11 +170,13 @@ $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
-# System tests boot the default image and a test-config image (which adds the `fault` command).
+# System tests boot the default image and its variants: test (adds the `fault` command), busy
+# (busy polling) and wire (wire mode).
 test-system: setup
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
 test: unit test-system
@@ -183,9 +189,10 @@ build/bench/udpgen: tests/bench/udpgen.c
 bench: setup all build/bench/udpgen
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(PYTHON) tests/bench/rx_pps.py
+	tests/bench/fib_bench.sh
 
 clean:
-	rm -rf $(BUILD) build/test build/busy build/unit build/host
+	rm -rf $(BUILD) build/test build/busy build/wire build/unit build/host
 
 distclean:
 	rm -rf build

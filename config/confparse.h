@@ -15,7 +15,7 @@
 #define CONF_MSG_BYTES 384      /* room for a message quoting a whole over-long value */
 #define CONF_MAX_CHOICES 8      /* most words one key accepts (enum values or aliases) */
 #define CONF_DOC_MAX_BYTES 400  /* longest conf_key.doc (it is copied into the header's comments) */
-#define CONF_PORT_COUNT 4       /* ports 0..3: portN.* keys, CONFIG_PORT_* and CONFIG_WIRE_PEER size */
+#define CONF_PORT_COUNT 4       /* ports 0..3: the portN.* keys; size of the per-port macros */
 #define CONF_MAX_ROUTES 64      /* most `route` lines; CONFIG_ROUTES holds at most this many */
 #define CONF_MAC_BYTES 6        /* an Ethernet address */
 
@@ -82,7 +82,7 @@ struct conf_value {
     uint8_t mac[CONF_MAC_BYTES]; /* CONF_MAC: the address, first octet first */
     int8_t peer[CONF_PORT_COUNT]; /* CONF_PORT_PAIRS: the port each port forwards to, -1 none */
     char text[CONF_LINE_MAX_BYTES + 1]; /* the value as written (trimmed), or the default;
-                                         * CONF_ROUTE: that of the first line */
+                                         * CONF_ROUTE: that of the first valid line */
 };
 
 /* One `route` line. */

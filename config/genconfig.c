@@ -105,7 +105,7 @@ static void genconfig_report(const struct conf_errors *errs, const char *in, con
 
 int main(int argc, char **argv)
 {
-    static struct conf_values values; /* ~9 KiB: keep it off the stack */
+    static struct conf_values values; /* ~11 KiB: keep it off the stack */
     static struct conf_errors errs;
     size_t len;
     char *text;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "apps/fwd/fwd.h"
 #include "apps/stats/stats.h"
 #include "config.h"
 #include "console.h"
@@ -40,6 +41,18 @@ static void cmd_cpus(int argc, char **argv)
     }
 }
 
+static void cmd_routes(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    fwd_routes_print();
+}
+
+static void cmd_arp(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    fwd_arp_print();
+}
+
 static void cmd_reboot(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -70,6 +83,8 @@ static const struct command commands[] = {
     { "cpus", 0, "cores: APIC ID, online, loop iterations, halts (adaptive)", cmd_cpus },
     { "ports", 0, "ports: PCI address, chip, MAC, link, queues, address", stats_cmd_ports },
     { "stats", 2, "counters: stats | stats json | stats port N", stats_cmd_stats },
+    { "routes", 0, "routing table: connected subnets and baked routes", cmd_routes },
+    { "arp", 0, "neighbour table: address, MAC, age", cmd_arp },
     { "rings", 1, "rings <port>: hardware head/tail and software ring indices", stats_cmd_rings },
     { "regs", 1, "regs <port>: register dump", stats_cmd_regs },
     { "reboot", 0, "reset the machine", cmd_reboot },

@@ -6,6 +6,7 @@
  */
 #include "loop.h"
 
+#include "apps/fwd/fwd.h"
 #include "config.h"
 #include "console.h"
 #include "drivers/nic/nic.h"
@@ -62,7 +63,7 @@ void core_loop(void)
     }
     for (;;) {
         cpu->loop_iterations++;
-        unsigned moved = nic_poll_core(cpu->index);
+        unsigned moved = fwd_poll_core(cpu->index);
         uint64_t now = rdtsc();
         if (cpu->index == 0) {
             loop_core0_slow_path(now, &next_housekeeping);

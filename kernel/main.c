@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "acpi.h"
+#include "apps/fwd/fwd.h"
 #include "bootinfo.h"
 #include "config.h"
 #include "console.h"
@@ -150,6 +151,9 @@ void kmain(uint32_t magic, uint32_t info)
     unsigned nports = 0;
     if (nic_pools_init(ncores) == 0) { /* per-core packet buffers, then the ports */
         nports = nic_probe_all(ncores);
+    }
+    if (fwd_init(ncores) != 0) {    /* routing table from the baked routes */
+        panic("fwd: cannot start forwarding (see above)");
     }
     loop_release();                 /* every core may now poll its queues */
     kprintf("ready: cores=%u ports=%u\n", ncores, nports);

@@ -15,14 +15,12 @@
 #ifndef FIB_DEFAULT_GROUPS
 #define FIB_DEFAULT_GROUPS 1024 /* 256-entry groups (1 KiB each) for prefixes longer than /16 */
 #endif
-#define FIB_MAX_GROUPS 65536    /* group offsets must fit an entry's 25 offset bits */
+#define FIB_MAX_GROUPS 65536 /* group offsets must fit an entry's 25 offset bits */
 
 #ifndef FIB_MAX_ROUTES
 #define FIB_MAX_ROUTES 16384 /* distinct prefixes remembered for fib_del (control path only) */
 #endif
 #define FIB_RULE_SLOTS (2 * FIB_MAX_ROUTES) /* hash slots: load <= 1/2; power of two */
-
-#define FIB_BURST 32 /* destinations fib_lookup_burst works on at a time (the RX burst) */
 
 #define FIB_TBL16_ENTRIES 65536u /* first level: one entry per top 16 destination bits */
 #define FIB_GROUP_ENTRIES 256u   /* second and third levels: one entry per next 8 bits */
@@ -37,8 +35,8 @@
  *                                  tbl[]; the low 8 bits are zero so the next address byte is
  *                                  simply ORed in
  */
-#define FIB_E_VALID 0x80000000u
-#define FIB_E_GROUP 0x40000000u
+#define FIB_E_GROUP 0x80000000u /* the top bit: fib_lookup_burst turns it into a mask */
+#define FIB_E_VALID 0x40000000u
 #define FIB_E_NH_MASK 0x0000ffffu
 #define FIB_E_DEPTH_SHIFT 16
 #define FIB_E_DEPTH_MASK 0x003f0000u
@@ -96,7 +94,9 @@ unsigned fib_route_count(const struct fib *f);
 /*
  * fib_lookup: the next hop of the longest prefix containing dst (host order), or -1 if no route
  * covers it. One load for destinations whose /16 holds no longer prefix, two below a /24
- * boundary, three at most. Any core, any context: reads only.
+ * boundary, three at most; a branch per level, well predicted while consecutive destinations
+ * take the same path (~1 ns, 8 instructions for a one-load hit on the development host), up to
+ * ~5 ns when the path is random (see fib_lookup_burst). Any core, any context: reads only.
  */
 static inline int fib_lookup(const struct fib *f, uint32_t dst)
 {
@@ -109,12 +109,16 @@ static inline int fib_lookup(const struct fib *f, uint32_t dst)
             e = tbl[(e & FIB_E_OFFSET_MASK) | (dst & 0xff)];
         }
     }
-    /* The leaf's VALID bit picks nh or -1: a conditional move, not a branch. */
     return (e & FIB_E_VALID) ? (int)(e & FIB_E_NH_MASK) : -1;
 }
 
-/* fib_lookup_burst: nh_out[i] = fib_lookup(f, dst[i]) for i < n, FIB_BURST at a time with every
- * level's loads issued (prefetched) before any is used, so the misses overlap. Any core. */
+/*
+ * fib_lookup_burst: nh_out[i] = fib_lookup(f, dst[i]) for i < n (an RX burst), without a
+ * branch per level: it always makes three loads, so its cost does not depend on the mix of
+ * prefix lengths the destinations hit. fib_lookup is faster while that mix is predictable
+ * (traffic to one /24, or a table with only /16 and shorter), and several times slower when it
+ * is not; tests/bench/fib_bench.sh measures both. Any core.
+ */
 void fib_lookup_burst(const struct fib *f, const uint32_t *dst, int *nh_out, unsigned n);
 
 #endif

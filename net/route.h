@@ -167,23 +167,28 @@ uint16_t route_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_fr
 /* --- rate limiting (RFC 1812 section 4.3.2.8) ------------------------------------------------- */
 
 /*
- * A token bucket whose content is kept as time: credit_ns is the time the bucket has been
- * refilling, capped at depth_ns (burst tokens' worth), and one token costs ns_per_token. The
- * refill is then an addition of elapsed time and the take a compare and subtract: no division
- * or multiplication per call. The one division, 1e9 / rate, happens in route_ratelimit_init.
- * Per core, never shared: each core limits its own errors (the whole box sends at most
- * cores x rate per second).
+ * A token bucket kept in exact integer units: one token is 10^9 credit units and every elapsed
+ * nanosecond adds rate_per_sec units, so the refill is one multiplication and the take a compare
+ * and subtract, with no division and no rounding of the rate (a precomputed ns-per-token would
+ * be off by up to 1 ns per token: 0.1% at 10^6/s). Elapsed time is first capped at the time
+ * that refills an empty bucket (full_after_ns, the one division, done in route_ratelimit_init),
+ * which keeps the product below 2^64 for any clock jump.
+ * Per core, never shared: each core limits its own errors (the box sends at most cores x rate
+ * per second, in bursts of at most cores x burst).
  */
 struct route_ratelimit {
-    uint64_t credit_ns;    /* refill time banked, 0..depth_ns */
-    uint64_t last_ns;      /* clock at the previous call */
-    uint64_t ns_per_token; /* 1e9 / rate, rounded down (at most 1 ns per token generous) */
-    uint64_t depth_ns;     /* burst * ns_per_token: the bucket's size, as time */
+    uint64_t credit;        /* banked, 0..depth; 10^9 = one token */
+    uint64_t last_ns;       /* clock at the previous call */
+    uint64_t depth;         /* burst * 10^9: the bucket's size */
+    uint64_t full_after_ns; /* depth / rate_per_sec rounded up: an empty bucket is full again */
+    uint32_t rate_per_sec;  /* tokens added per second */
+    uint32_t burst;         /* tokens the bucket holds */
 };
 
 /*
  * route_ratelimit_init: rate_per_sec tokens per second, at most burst banked; the bucket starts
- * full. rate_per_sec 0 or burst 0 refuses everything (errors disabled). Init time or slow path.
+ * full. rate_per_sec 0 or burst 0 refuses everything (errors disabled). Any values are safe:
+ * burst * 10^9 < 2^64. Init time or slow path.
  */
 void route_ratelimit_init(struct route_ratelimit *rl, uint32_t rate_per_sec, uint32_t burst,
                           uint64_t now_ns);

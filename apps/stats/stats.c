@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/fwd/fwd.h"
 #include "console.h"
 #include "drivers/nic/nic.h"
 #include "irq.h"
@@ -35,6 +36,22 @@ static const struct stats_counter stats_queue_counters[] = {
     QC("arp_replies_learned", local.arp_replies_learned),
     QC("arp_gratuitous_learned", local.arp_gratuitous_learned),
     QC("ip_passed", local.ip_passed),        QC("no_address", no_address),
+};
+
+#define FC(name, field) { name, offsetof(struct fwd_stats, field) }
+static const struct stats_counter stats_fwd_counters[] = {
+    FC("fwd_forwarded", forwarded),
+    FC("fwd_no_route", no_route),
+    FC("fwd_arp_unresolved", arp_unresolved),
+    FC("fwd_dst_directed_broadcast", dst_directed_broadcast),
+    FC("fwd_dst_other_port_address", dst_other_port_address),
+    FC("fwd_egress_no_queue", egress_no_queue),
+    FC("fwd_egress_link_down", egress_link_down),
+    FC("fwd_wire_no_peer", wire_no_peer),
+    FC("fwd_arp_requests_sent", arp_requests_sent),
+    FC("fwd_icmp_errors_sent", icmp_errors_sent),
+    FC("fwd_icmp_ratelimited", icmp_ratelimited),
+    FC("fwd_alloc_fail", alloc_fail),
 };
 
 #define HC(name, field) { name, offsetof(struct nic_hw_stats, field) }
@@ -112,14 +129,21 @@ static void sj_core(struct stats_json *j, unsigned c)
            (unsigned long long)pool->foreign_free, (unsigned long long)pool->double_free);
 }
 
-static void sj_queue(struct stats_json *j, const struct nic_queue *q, unsigned qi)
+static void sj_queue(struct stats_json *j, const struct nic_port *p, unsigned qi)
 {
+    const struct nic_queue *q = &p->q[qi];
+    const struct fwd_stats *f = fwd_stats_of(p->index, qi);
     sj_put(j, "%s{\"queue\":%u,\"core\":%u,\"irqs\":%llu", qi ? "," : "", qi, qi,
            (unsigned long long)stats_queue_irqs(q, qi));
     sj_counters(j, q, stats_queue_counters, NCOUNTERS(stats_queue_counters));
+    sj_counters(j, f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters));
     for (size_t i = 0; i < net_drop_counter_count; i++) {
         sj_put(j, ",\"drop_%s\":%llu", net_drop_counters[i].name,
                (unsigned long long)stats_at(&q->local.drop, net_drop_counters[i].offset));
+    }
+    for (size_t i = 0; i < route_drop_counter_count; i++) {
+        sj_put(j, ",\"route_%s\":%llu", route_drop_counters[i].name,
+               (unsigned long long)stats_at(&f->route, route_drop_counters[i].offset));
     }
     sj_put(j, "}");
 }
@@ -143,7 +167,7 @@ static void sj_port(struct stats_json *j, const struct nic_port *p)
     sj_counters(j, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters));
     sj_put(j, "},\"queues\":[");
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
-        sj_queue(j, &p->q[qi], qi);
+        sj_queue(j, p, qi);
     }
     sj_put(j, "]}");
 }
@@ -208,11 +232,20 @@ static void stats_print_port(const struct nic_port *p)
         const struct nic_queue *q = &p->q[qi];
         kprintf("  queue %u (core %u): irqs %llu\n", qi, qi,
                 (unsigned long long)stats_queue_irqs(q, qi));
+        const struct fwd_stats *f = fwd_stats_of(p->index, qi);
         stats_print_nonzero("    ", q, stats_queue_counters, NCOUNTERS(stats_queue_counters));
+        stats_print_nonzero("    ", f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters));
         for (size_t i = 0; i < net_drop_counter_count; i++) {
             uint64_t v = stats_at(&q->local.drop, net_drop_counters[i].offset);
             if (v != 0) {
                 kprintf("    drop_%-19s %20llu\n", net_drop_counters[i].name,
+                        (unsigned long long)v);
+            }
+        }
+        for (size_t i = 0; i < route_drop_counter_count; i++) {
+            uint64_t v = stats_at(&f->route, route_drop_counters[i].offset);
+            if (v != 0) {
+                kprintf("    route_%-18s %20llu\n", route_drop_counters[i].name,
                         (unsigned long long)v);
             }
         }

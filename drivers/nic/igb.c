@@ -263,7 +263,9 @@ static int igb_init_rx(struct nic_port *p)
             return err;
         }
     }
-    igb_wr(p, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC);
+    /* A wire-mode port is a bump in the wire: it must take every frame, whoever it is for. */
+    uint32_t promisc = CONFIG_MODE_WIRE ? IGB_RCTL_UPE | IGB_RCTL_MPE : 0;
+    igb_wr(p, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC | promisc);
     return WS_OK;
 }
 

@@ -1,6 +1,6 @@
 /*
- * drivers/nic/nic.c: the port table, per-core packet pools, and the per-core datapath pass:
- * RX burst -> decide -> TX burst, all on the core that owns the queue (no locks, no migration).
+ * drivers/nic/nic.c: the port table, per-core packet pools, and the per-core interrupt arming
+ * of the adaptive loop. What happens to a frame is the application's (apps/fwd).
  */
 #include "nic.h"
 
@@ -11,17 +11,12 @@
 #include "console.h"
 #include "dma.h"
 #include "drivers/nic/igb.h"
-#include "net/neigh.h"
-#include "time.h"
 
 /* read-only after nic_probe_all (their queues are per core) */
 static struct nic_port nic_ports[NIC_MAX_PORTS];
 static unsigned nic_nports;
 static struct pkb_pool nic_pools[WS_MAX_CPUS]; /* pool c: owned by core c */
 static unsigned nic_ncores;
-/* Neighbours learned from ARP. ARP is not IP, so RSS never hashes it: it always arrives on
- * queue 0, and core 0 is the table's only writer; other cores read it lock-free. */
-static struct neigh_table nic_neigh;
 
 struct nic_port *nic_alloc_port(void)
 {
@@ -110,7 +105,6 @@ static void nic_report_port(const struct nic_port *p)
 
 unsigned nic_probe_all(unsigned ncores)
 {
-    neigh_init(&nic_neigh);
     for (unsigned i = 0; i < pci_device_count(); i++) {
         struct pci_dev *d = pci_device(i);
         if (d->broken || d->claimed || !igb_supports(d)) {
@@ -124,59 +118,6 @@ unsigned nic_probe_all(unsigned ncores)
         }
     }
     return nic_nports;
-}
-
-/* nic_handle_rx: decide each received frame; replies go into tx[], the rest are freed. */
-static unsigned nic_handle_rx(struct nic_port *p, struct nic_queue *q, unsigned core,
-                              struct pkb **rx, unsigned n, struct pkb **tx, uint64_t now_ns)
-{
-    struct neigh_table *neigh = core == 0 ? &nic_neigh : NULL; /* one writer: core 0 */
-    unsigned ntx = 0;
-
-    for (unsigned i = 0; i < n; i++) {
-        struct pkb *b = rx[i];
-        uint16_t out_len = 0;
-        enum net_verdict v = NET_DROP;
-        if (!p->has_address) {
-            q->no_address++;
-        } else {
-            v = net_local_input(&p->ifc, neigh, b->data, b->len, PKB_DATA_BYTES, &out_len,
-                                &q->local, now_ns);
-        }
-        if (v == NET_REPLY) {
-            b->len = out_len;
-            tx[ntx++] = b;
-            continue;
-        }
-        /* NET_PASS (IPv4 for another host) is counted as ip_passed and dropped: nothing
-         * forwards yet. */
-        pkb_free(b, (uint16_t)core);
-    }
-    return ntx;
-}
-
-unsigned nic_poll_core(unsigned core)
-{
-    struct pkb *rx[CONFIG_NIC_BURST], *tx[CONFIG_NIC_BURST];
-    unsigned total = 0;
-    uint64_t now_ns = time_ns();
-
-    for (unsigned i = 0; i < nic_nports; i++) {
-        struct nic_port *p = &nic_ports[i];
-        if (core >= p->nqueues) {
-            continue;
-        }
-        struct nic_queue *q = &p->q[core];
-        unsigned n = iring_rx_burst(&q->rx, rx, CONFIG_NIC_BURST);
-        unsigned ntx = n ? nic_handle_rx(p, q, core, rx, n, tx, now_ns) : 0;
-        if (ntx) {
-            iring_tx_burst(&q->tx, tx, ntx);
-        } else if (iring_tx_in_flight(&q->tx)) {
-            iring_tx_reclaim(&q->tx); /* buffers must not sit in a quiet ring */
-        }
-        total += n;
-    }
-    return total;
 }
 
 bool nic_arm_core(unsigned core)

@@ -89,9 +89,6 @@ void nic_abandon_port(struct nic_port *p);
 struct pkb_pool *nic_pool(unsigned core);
 int nic_pools_init(unsigned ncores);
 
-/* nic_poll_core: one pass of core `core` over its queue on every port: RX burst, local
- * protocol handling, TX burst. Returns the number of frames received. Fast path. */
-unsigned nic_poll_core(unsigned core);
 /* nic_arm_core / nic_disarm_core: interrupts for this core's queues (adaptive mode); arm
  * returns true if a frame is already waiting (then do not halt). */
 bool nic_arm_core(unsigned core);

@@ -29,7 +29,10 @@ def ns_run(ns, *args, check=True, timeout=60):
 class Lab:
     """Two igb ports on taps in namespaces; .guest is the booted appliance."""
 
-    def __init__(self, kernel, smp=4, mem="256M", nports=2):
+    def __init__(self, kernel, smp=4, mem="256M", nports=2, hosts=None, gateways=True):
+        """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
+        each host a default route through the appliance's address on its wire."""
+        self.hosts = hosts or HOSTS
         tag = uuid.uuid4().hex[:6]
         self.taps = [f"wst{tag}{i}" for i in range(nports)]
         self.nss = [f"wsns{tag}{i}" for i in range(nports)]
@@ -46,17 +49,22 @@ class Lab:
         for i, (tap, ns) in enumerate(zip(self.taps, self.nss)):
             sh("ip", "link", "set", tap, "netns", ns)
             ns_run(ns, "sysctl", "-q", "net.ipv6.conf.all.disable_ipv6=1")
-            ns_run(ns, "ip", "addr", "add", f"{HOSTS[i][0]}/24", "dev", tap)
+            ns_run(ns, "ip", "addr", "add", f"{self.hosts[i][0]}/24", "dev", tap)
             ns_run(ns, "ip", "link", "set", tap, "up")
             ns_run(ns, "ip", "link", "set", "lo", "up")
+            if gateways:
+                ns_run(ns, "ip", "route", "add", "default", "via", self.hosts[i][1])
 
     def wait_links(self, timeout=30):
         for i in range(len(self.taps)):
             self.guest.expect(rf"(?:^|(?<=> ))port{i}: link up", timeout)  # may follow the prompt
 
-    def ping(self, port, size=56, count=3, timeout=20):
+    def ping(self, port, size=56, count=3, timeout=20, dst=None, ttl=None):
+        """ping from port's host to the appliance's address on that wire, or to dst."""
+        extra = ["-t", str(ttl)] if ttl else []
         return ns_run(self.nss[port], "ping", "-c", str(count), "-i", "0.2", "-W", "2",
-                      "-s", str(size), HOSTS[port][1], check=False, timeout=timeout)
+                      "-s", str(size), *extra, dst or self.hosts[port][1], check=False,
+                      timeout=timeout)
 
     def stats(self):
         """One `stats json` line, parsed."""

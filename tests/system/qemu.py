@@ -15,6 +15,7 @@ DEFAULT_ELF = os.path.join(ROOT, "build", "wirespeed.elf")
 DEFAULT_ISO = os.path.join(ROOT, "build", "wirespeed.iso")
 TEST_ELF = os.path.join(ROOT, "build", "test", "wirespeed.elf")
 BUSY_ELF = os.path.join(ROOT, "build", "busy", "wirespeed.elf")
+WIRE_ELF = os.path.join(ROOT, "build", "wire", "wirespeed.elf")
 
 # Under TCG on a 2-core host, booting 4 vCPUs takes a few seconds; allow generous margins so a
 # slow CI machine is not mistaken for a hang, while a real hang still ends the test.

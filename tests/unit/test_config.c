@@ -3,6 +3,7 @@
  * the key table. Reads those files relative to the repository root (see repo_path). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
     "cores = all\n"                                                                                \
     "panic = halt\n"
 
-/* Parsed results: static because each is ~10 KiB; conf_parse resets both on every call. */
+/* Parsed results: static because each is ~12 KiB; conf_parse resets both on every call. */
 static struct conf_values vals;
 static struct conf_errors errs;
 
@@ -442,9 +443,16 @@ static void test_key_table_is_sound(void **state)
         assert_null(strchr(k->doc, '|')); /* would break the markdown table */
         assert_true(strlen(k->doc) <= CONF_DOC_MAX_BYTES);
         assert_true(k->required || k->def != NULL || k->def_from_file || k->no_default);
-        /* Only an address has a "not set" macro for the firmware to test. */
-        assert_true(!k->no_default || (k->type == CONF_IPV4_PREFIX && !k->required));
+        /* Only an address or a MAC has a "not set" macro for the firmware to test; routes
+         * are a list, empty when unset. */
+        assert_true(!k->no_default ||
+                    ((k->type == CONF_IPV4_PREFIX || k->type == CONF_MAC ||
+                      k->type == CONF_ROUTE) && !k->required));
         assert_true(k->type != CONF_IPV4_PREFIX || (k->min >= 0 && k->max <= 30));
+        /* A list is a route list: one key may repeat, and it has no default. */
+        assert_true(k->repeatable == (k->type == CONF_ROUTE));
+        assert_true(k->type != CONF_ROUTE || (k->no_default && k->min >= 0 && k->max <= 32));
+        assert_true(!k->one_hot || k->type == CONF_ENUM);
         assert_true(!k->pow2 || (k->type == CONF_INT && k->min > 0));
         assert_true(k->type != CONF_ENUM || k->choices[0].word != NULL);
         assert_true(k->type != CONF_STRING ||
@@ -465,7 +473,18 @@ static void test_key_table_is_sound(void **state)
         assert_non_null(k);
         assert_int_equal(k->type, CONF_IPV4_PREFIX);
         assert_string_equal(k->macro, macro);
+        /* and CONFIG_PORT_NEXT_HOP_MACS from these */
+        snprintf(name, sizeof(name), "port%u.next_hop_mac", n);
+        snprintf(macro, sizeof(macro), "CONFIG_PORT%u_NEXT_HOP", n);
+        k = conf_key_find(name);
+        assert_non_null(k);
+        assert_int_equal(k->type, CONF_MAC);
+        assert_string_equal(k->macro, macro);
     }
+    /* The wire-mode check finds these by name. */
+    assert_int_equal(conf_key_find("mode")->type, CONF_ENUM);
+    assert_int_equal(conf_key_find("wire.rewrite_mac")->type, CONF_BOOL);
+    assert_int_equal(conf_key_find("wire.pairs")->type, CONF_PORT_PAIRS);
     /* Every table default passes its own validation. */
     assert_int_equal(parse(REQUIRED_KEYS), 0);
 }
@@ -890,41 +909,746 @@ static void test_doc_new_rows(void **state)
     free(table);
 }
 
-/* Both shipped configs are valid, set every key, and differ only where they should. */
-static void test_shipped_configs(void **state)
+/* Parse a shipped config file into v; it must be valid and set every key that has a default. */
+static void parse_shipped(const char *rel, struct conf_values *v)
 {
-    static struct conf_values def;
     size_t len;
-    char *text;
+    char *text = read_repo_file(rel, &len);
 
-    (void)state;
-    text = read_repo_file("config/default.conf", &len);
-    assert_int_equal(conf_parse("config/default.conf", text, len, &def, &errs), 0);
-    free(text);
-    text = read_repo_file("config/test.conf", &len);
-    assert_int_equal(conf_parse("config/test.conf", text, len, &vals, &errs), 0);
+    if (conf_parse(rel, text, len, v, &errs) != 0) {
+        fail_msg("%s:%u: %s", rel, errs.list[0].line, errs.list[0].msg);
+    }
     free(text);
     for (size_t i = 0; i < conf_key_count; i++) {
-        const char *key = conf_keys[i].name;
-
         /* documented by being set explicitly; a key without default may be left out */
-        if (!conf_keys[i].no_default) {
-            assert_int_not_equal(def.val[i].line, 0);
-            assert_int_not_equal(vals.val[i].line, 0);
-        }
-        if (strcmp(key, "name") != 0 && strcmp(key, "test.fault_command") != 0) {
-            assert_int_equal(def.val[i].present, vals.val[i].present);
-            assert_int_equal(def.val[i].num, vals.val[i].num);
-            assert_int_equal(def.val[i].ip, vals.val[i].ip);
-            assert_int_equal(def.val[i].prefix, vals.val[i].prefix);
+        if (!conf_keys[i].no_default && v->val[i].line == 0) {
+            fail_msg("%s does not set %s", rel, conf_keys[i].name);
         }
     }
+}
+
+/* Assert that two parsed files agree on every key but those listed (NULL-terminated). */
+static void assert_same_but(const struct conf_values *a, const struct conf_values *b,
+                            const char *const *except)
+{
+    for (size_t i = 0; i < conf_key_count; i++) {
+        const char *key = conf_keys[i].name;
+        bool skip = false;
+
+        for (const char *const *e = except; *e != NULL; e++) {
+            skip |= strcmp(*e, key) == 0;
+        }
+        if (skip) {
+            continue;
+        }
+        if (a->val[i].present != b->val[i].present || a->val[i].num != b->val[i].num ||
+            a->val[i].ip != b->val[i].ip || a->val[i].prefix != b->val[i].prefix ||
+            memcmp(a->val[i].mac, b->val[i].mac, sizeof(a->val[i].mac)) != 0 ||
+            memcmp(a->val[i].peer, b->val[i].peer, sizeof(a->val[i].peer)) != 0) {
+            fail_msg("%s and %s differ in %s", a->file_name, b->file_name, key);
+        }
+    }
+}
+
+/* Assert that two parsed files have the same routes (their lines aside). */
+static void assert_same_routes(const struct conf_values *a, const struct conf_values *b)
+{
+    assert_int_equal(a->nroutes, b->nroutes);
+    for (unsigned r = 0; r < a->nroutes; r++) {
+        assert_int_equal(a->routes[r].prefix, b->routes[r].prefix);
+        assert_int_equal(a->routes[r].len, b->routes[r].len);
+        assert_int_equal(a->routes[r].via, b->routes[r].via);
+        assert_int_equal(a->routes[r].gateway, b->routes[r].gateway);
+        assert_int_equal(a->routes[r].port, b->routes[r].port);
+    }
+}
+
+/* The shipped configs are valid, set every key, and differ only where their headers say. */
+static void test_shipped_configs(void **state)
+{
+    static struct conf_values def, test, busy, wire;
+    static const char *const test_diff[] = { "name", "test.fault_command", NULL };
+    static const char *const busy_diff[] = { "name", "poll.mode", NULL };
+    static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",
+                                             "route", NULL };
+
+    (void)state;
+    parse_shipped("config/default.conf", &def);
+    parse_shipped("config/test.conf", &test);
+    parse_shipped("config/busy.conf", &busy);
+    parse_shipped("config/wire.conf", &wire);
+    assert_same_but(&def, &test, test_diff);
+    assert_same_but(&def, &busy, busy_diff);
+    assert_same_but(&def, &wire, wire_diff);
+    assert_same_routes(&def, &test);
+    assert_same_routes(&def, &busy);
+
     assert_int_equal(conf_get(&def, "port0.address")->ip, 0xc6120001); /* 198.18.0.1/24 */
     assert_int_equal(conf_get(&def, "port1.address")->ip, 0xc6130001); /* 198.19.0.1/24 */
     assert_string_equal(conf_get(&def, "name")->text, "default");
     assert_int_equal(conf_get(&def, "test.fault_command")->num, 0);
-    assert_string_equal(conf_get(&vals, "name")->text, "test");
-    assert_int_equal(conf_get(&vals, "test.fault_command")->num, 1);
+    assert_string_equal(conf_get(&test, "name")->text, "test");
+    assert_int_equal(conf_get(&test, "test.fault_command")->num, 1);
+    assert_string_equal(conf_get(&busy, "name")->text, "busy");
+    assert_int_equal(conf_get(&busy, "poll.mode")->num, 0);
+
+    /* The system tests rely on these two routes: the /25 on port0 inside the /24 on port1. */
+    assert_string_equal(conf_get(&def, "mode")->text, "router");
+    assert_int_equal(def.nroutes, 2);
+    assert_int_equal(def.routes[0].prefix, 0xc6336400); /* 198.51.100.0/24 */
+    assert_int_equal(def.routes[0].len, 24);
+    assert_int_equal(def.routes[0].gateway, 0xc6130002); /* 198.19.0.2 */
+    assert_int_equal(def.routes[0].port, 1);
+    assert_int_equal(def.routes[1].prefix, 0xc6336480); /* 198.51.100.128/25 */
+    assert_int_equal(def.routes[1].len, 25);
+    assert_int_equal(def.routes[1].gateway, 0xc6120002); /* 198.18.0.2 */
+    assert_int_equal(def.routes[1].port, 0);
+
+    /* wire.conf: a 0-1 wire without rewriting, no addresses, no routes. */
+    assert_string_equal(conf_get(&wire, "name")->text, "wire");
+    assert_string_equal(conf_get(&wire, "mode")->text, "wire");
+    assert_int_equal(conf_get(&wire, "wire.rewrite_mac")->num, 0);
+    assert_int_equal(conf_get(&wire, "wire.pairs")->peer[0], 1);
+    assert_int_equal(conf_get(&wire, "wire.pairs")->peer[1], 0);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+
+        snprintf(key, sizeof(key), "port%u.address", n);
+        assert_false(conf_get(&wire, key)->present);
+    }
+    assert_int_equal(wire.nroutes, 0);
+}
+
+/* --- forwarding keys: mode, wire.*, portN.next_hop_mac, route, router.* ---------------------- */
+
+/* Two ports with addresses, then the required keys: lines 1..6; tests append from line 7. */
+#define ROUTER_KEYS                                                                                \
+    "port0.address = 198.18.0.1/24\n"                                                              \
+    "port1.address = 198.19.0.1/24\n" REQUIRED_KEYS
+
+/* Assert that the header emitted for vals contains part. */
+static void assert_header_has(const char *h, const char *part)
+{
+    if (strstr(h, part) == NULL) {
+        fail_msg("header lacks '%s'", part);
+    }
+}
+
+static void assert_lines_fit(const char *h)
+{
+    for (const char *line = h; *line != '\0'; line = strchr(line, '\n') + 1) {
+        if (strcspn(line, "\n") > 100) {
+            fail_msg("line over 100 columns: '%.*s'", (int)strcspn(line, "\n"), line);
+        }
+    }
+}
+
+static void test_mode(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_string_equal(conf_get(&vals, "mode")->text, "router"); /* the default */
+    assert_int_equal(num_of("mode"), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "/* mode = router (default).");
+    assert_header_has(h, "\n#define CONFIG_MODE_ROUTER 1\n#define CONFIG_MODE_WIRE 0\n");
+    assert_null(strstr(h, "#define CONFIG_MODE "));
+    free(h);
+    assert_int_equal(parse(REQUIRED_KEYS "mode = wire\n"), 0);
+    assert_int_equal(num_of("mode"), 1);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "/* mode = wire (line 5).");
+    assert_header_has(h, "\n#define CONFIG_MODE_ROUTER 0\n#define CONFIG_MODE_WIRE 1\n");
+    free(h);
+    assert_one_bad_line("mode = bridge", "mode: 'bridge' is not one of router, wire");
+    assert_one_bad_line("mode = Wire", "mode: 'Wire' is not one of router, wire");
+    assert_one_bad_line("mode =", "mode: empty value");
+}
+
+/* Assert wire.pairs parsed to the peers a, b, c, d. */
+static void assert_peers(int a, int b, int c, int d)
+{
+    const struct conf_value *v = conf_get(&vals, "wire.pairs");
+
+    assert_true(v->present);
+    assert_int_equal(v->peer[0], a);
+    assert_int_equal(v->peer[1], b);
+    assert_int_equal(v->peer[2], c);
+    assert_int_equal(v->peer[3], d);
+}
+
+static void test_wire_pairs_valid(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_peers(1, 0, -1, -1); /* default 0-1 */
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "/* wire.pairs = 0-1 (default).");
+    assert_header_has(h, "\n#define CONFIG_WIRE_PEER { 1, 0, -1, -1 }\n");
+    assert_header_has(h, "\n#define CONFIG_WIRE_REWRITE_MAC 0\n");
+    free(h);
+    assert_int_equal(parse(REQUIRED_KEYS "wire.pairs = 0-1 2-3\n"), 0);
+    assert_peers(1, 0, 3, 2);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_WIRE_PEER { 1, 0, 3, 2 }\n");
+    free(h);
+    assert_int_equal(parse(REQUIRED_KEYS "wire.pairs = 3-0\n"), 0);
+    assert_peers(3, -1, -1, 0);
+    assert_int_equal(parse(REQUIRED_KEYS "wire.pairs = 2-1   \t 3-0 # two pairs\n"), 0);
+    assert_peers(3, 2, 1, 0);
+    assert_string_equal(conf_get(&vals, "wire.pairs")->text, "2-1   \t 3-0");
+    assert_int_equal(parse(REQUIRED_KEYS "wire.pairs = 2-3\n"), 0);
+    assert_peers(-1, -1, 3, 2);
+}
+
+static void test_wire_pairs_errors(void **state)
+{
+    static const char *const not_pairs[] = { "0", "0-", "-1", "0-1-2", "a-b", "0:1", "0-1,2-3",
+                                             "01-2", "0-01", "+0-1", "0--1", "0x1-2" };
+    char line[128], msg[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(not_pairs) / sizeof(not_pairs[0]); i++) {
+        snprintf(line, sizeof(line), "wire.pairs = %s", not_pairs[i]);
+        snprintf(msg, sizeof(msg), "wire.pairs: '%s' is not a port pair: expected N-M, ports "
+                 "0..3, pairs separated by spaces", not_pairs[i]);
+        assert_one_bad_line(line, msg);
+    }
+    /* Spaces around '-' split a pair into words; the first bad word is named. */
+    assert_one_bad_line("wire.pairs = 0 - 1", "wire.pairs: '0' is not a port pair: expected N-M, "
+                                              "ports 0..3, pairs separated by spaces");
+    assert_one_bad_line("wire.pairs = 0-1 2-4", "wire.pairs: '2-4' is not a port pair: expected "
+                                                "N-M, ports 0..3, pairs separated by spaces");
+    assert_one_bad_line("wire.pairs = 9999999999-0", "wire.pairs: '9999999999-0' is not a port "
+                                                     "pair: expected N-M, ports 0..3, pairs "
+                                                     "separated by spaces");
+    assert_one_bad_line("wire.pairs = 1-1", "wire.pairs: '1-1' pairs port 1 with itself");
+    assert_one_bad_line("wire.pairs = 0-1 1-2",
+                        "wire.pairs: port 1 is in two pairs, '0-1' and '1-2'");
+    assert_one_bad_line("wire.pairs = 0-1 2-0",
+                        "wire.pairs: port 0 is in two pairs, '0-1' and '2-0'");
+    assert_one_bad_line("wire.pairs = 0-1 0-1",
+                        "wire.pairs: port 0 is in two pairs, '0-1' and '0-1'");
+    assert_one_bad_line("wire.pairs =", "wire.pairs: empty value");
+    assert_one_bad_line("wire.rewrite_mac = on", "wire.rewrite_mac: 'on': expected yes or no");
+}
+
+/* Assert key holds the MAC a:b:c:d:e:f. */
+static void assert_mac(const char *key, const uint8_t *mac)
+{
+    const struct conf_value *v = conf_get(&vals, key);
+
+    assert_true(v->present);
+    assert_memory_equal(v->mac, mac, CONF_MAC_BYTES);
+}
+
+static void test_next_hop_mac_valid(void **state)
+{
+    static const uint8_t m0[] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+    static const uint8_t m3[] = { 0xaa, 0xbb, 0xcc, 0x0d, 0xe0, 0xff };
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.next_hop_mac = 02:00:00:00:00:01\n"
+                                         "port3.next_hop_mac = AA:bB:Cc:0D:e0:FF\n"),
+                     0);
+    assert_mac("port0.next_hop_mac", m0);
+    assert_mac("port3.next_hop_mac", m3);
+    assert_false(conf_get(&vals, "port1.next_hop_mac")->present);
+    assert_string_equal(conf_get(&vals, "port3.next_hop_mac")->text, "AA:bB:Cc:0D:e0:FF");
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "/* port0.next_hop_mac = 02:00:00:00:00:01 (line 5).");
+    assert_header_has(h, "\n#define CONFIG_PORT0_NEXT_HOP_HAS_MAC 1\n"
+                         "#define CONFIG_PORT0_NEXT_HOP_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, "
+                         "0x01 }\n");
+    assert_header_has(h, "/* port1.next_hop_mac not set (no default).");
+    assert_header_has(h, "\n#define CONFIG_PORT1_NEXT_HOP_HAS_MAC 0\n"
+                         "#define CONFIG_PORT1_NEXT_HOP_MAC { 0x00, 0x00, 0x00, 0x00, 0x00, "
+                         "0x00 }\n");
+    assert_header_has(h, "\n#define CONFIG_PORT3_NEXT_HOP_MAC { 0xaa, 0xbb, 0xcc, 0x0d, 0xe0, "
+                         "0xff }\n");
+    assert_header_has(h, "\n#define CONFIG_PORT_NEXT_HOP_MACS \\\n"
+                         "    { { 1, { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 } }, \\\n"
+                         "      { 0, { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 } }, \\\n"
+                         "      { 0, { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 } }, \\\n"
+                         "      { 1, { 0xaa, 0xbb, 0xcc, 0x0d, 0xe0, 0xff } } }\n\n#endif\n");
+    /* Both aggregates follow every key's macros. */
+    assert_true(strstr(h, "CONFIG_PORT_NEXT_HOP_MACS") > strstr(h, "CONFIG_PORT_ADDRESSES"));
+    assert_true(strstr(h, "CONFIG_PORT_ADDRESSES") > strstr(h, "CONFIG_POLL_IDLE_US"));
+    assert_lines_fit(h);
+    free(h);
+}
+
+static void test_next_hop_mac_errors(void **state)
+{
+    static const char *const not_macs[] = {
+        "02:00:00:00:00",       "02:00:00:00:00:01:02", "2:00:00:00:00:01",  "02:00:00:00:00:1",
+        "02-00-00-00-00-01",    "0200.0000.0001",       "020000000001",      "02:00:00:00:00:0g",
+        "02:00:00:00:00:001",   "02:00:00:00:00:01:",   ":02:00:00:00:00:01", "02::00:00:00:00:01",
+        "0x2:00:00:00:00:01",   "02:00:00:00:00: 1",    "g2:00:00:00:00:01",
+    };
+    char line[128], msg[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(not_macs) / sizeof(not_macs[0]); i++) {
+        snprintf(line, sizeof(line), "port1.next_hop_mac = %s", not_macs[i]);
+        snprintf(msg, sizeof(msg), "port1.next_hop_mac: '%s' is not a MAC address: expected "
+                 "aa:bb:cc:dd:ee:ff, six two-digit hex octets", not_macs[i]);
+        assert_one_bad_line(line, msg);
+    }
+    assert_one_bad_line("port0.next_hop_mac = 00:00:00:00:00:00",
+                        "port0.next_hop_mac: 00:00:00:00:00:00 is the all-zero address, not a "
+                        "station's");
+    assert_one_bad_line("port0.next_hop_mac = FF:ff:FF:ff:FF:ff",
+                        "port0.next_hop_mac: ff:ff:ff:ff:ff:ff is the broadcast address");
+    assert_one_bad_line("port2.next_hop_mac = 01:00:5E:00:00:01",
+                        "port2.next_hop_mac: 01:00:5e:00:00:01 is a multicast address (group bit "
+                        "set in the first octet)");
+    assert_one_bad_line("port3.next_hop_mac = 33:33:00:00:00:01",
+                        "port3.next_hop_mac: 33:33:00:00:00:01 is a multicast address (group bit "
+                        "set in the first octet)");
+    assert_one_bad_line("port3.next_hop_mac = 03:00:00:00:00:00",
+                        "port3.next_hop_mac: 03:00:00:00:00:00 is a multicast address (group bit "
+                        "set in the first octet)");
+    assert_one_bad_line("port0.next_hop_mac =", "port0.next_hop_mac: empty value");
+}
+
+/* wire.rewrite_mac = yes in wire mode needs a next-hop MAC on every paired port. */
+static void test_wire_rewrite_needs_macs(void **state)
+{
+    char *h;
+
+    (void)state;
+    /* Missing ones: line 0, after every line's errors and the missing required keys. */
+    assert_int_equal(parse("mode = wire\n"                           /* 1 */
+                           "wire.pairs = 0-1 2-3\n"                  /* 2 */
+                           "wire.rewrite_mac = yes\n"                /* 3 */
+                           "port0.next_hop_mac = 02:00:00:00:00:01\n" /* 4 */
+                           "port2.next_hop_mac = 02:00:00:00:00:03\n" /* 5 */
+                           "console.port = com1\n"                   /* 6 */
+                           "console.baud = 115200\n"                 /* 7 */
+                           "cores = 0\n"),                           /* 8 */
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 4);
+    assert_error(0, 8, "cores: '0' out of range 1..64 (or 'all')");
+    assert_error(1, 0, "missing required key 'panic'");
+    assert_error(2, 0, "missing key 'port1.next_hop_mac': wire.rewrite_mac = yes (line 3) needs "
+                       "a next-hop MAC for every port in wire.pairs");
+    assert_error(3, 0, "missing key 'port3.next_hop_mac': wire.rewrite_mac = yes (line 3) needs "
+                       "a next-hop MAC for every port in wire.pairs");
+    /* The default pairs 0-1 count too; a port in no pair needs none. */
+    assert_int_equal(parse(REQUIRED_KEYS "mode = wire\nwire.rewrite_mac = yes\n"
+                                         "port1.next_hop_mac = 02:00:00:00:00:02\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 0, "missing key 'port0.next_hop_mac': wire.rewrite_mac = yes (line 6) needs "
+                       "a next-hop MAC for every port in wire.pairs");
+    /* A bad MAC is reported once, on its line, not also as missing. */
+    assert_int_equal(parse(REQUIRED_KEYS "mode = wire\nwire.rewrite_mac = yes\n"
+                                         "port0.next_hop_mac = 01:00:00:00:00:01\n"
+                                         "port1.next_hop_mac = 02:00:00:00:00:02\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error_has(0, 7, "is a multicast address");
+    /* Bad pairs or a bad rewrite_mac: only their own error. */
+    assert_int_equal(parse(REQUIRED_KEYS "mode = wire\nwire.rewrite_mac = yes\n"
+                                         "wire.pairs = 0-0\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 7, "wire.pairs: '0-0' pairs port 0 with itself");
+    /* Not needed: rewriting off, or router mode (where wire.* is unused). */
+    assert_int_equal(parse(REQUIRED_KEYS "mode = wire\nwire.rewrite_mac = no\n"), 0);
+    assert_int_equal(parse(REQUIRED_KEYS "wire.rewrite_mac = yes\n"), 0);
+    assert_int_equal(parse(REQUIRED_KEYS "mode = router\nwire.rewrite_mac = yes\n"
+                                         "wire.pairs = 0-1 2-3\n"),
+                     0);
+    /* All there: valid, and emitted. */
+    assert_int_equal(parse(REQUIRED_KEYS "port1.next_hop_mac = 02:00:00:00:00:02\n"
+                                         "mode = wire\nwire.rewrite_mac = yes\n"
+                                         "port0.next_hop_mac = 02:00:00:00:00:01\n"),
+                     0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_MODE_WIRE 1\n");
+    assert_header_has(h, "\n#define CONFIG_WIRE_REWRITE_MAC 1\n");
+    assert_header_has(h, "\n#define CONFIG_WIRE_PEER { 1, 0, -1, -1 }\n");
+    assert_header_has(h, "    { { 1, { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 } }, \\\n"
+                         "      { 1, { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 } }, \\\n");
+    free(h);
+}
+
+static void test_router_icmp_keys(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_int_equal(num_of("router.icmp_errors_per_sec"), 100);
+    assert_int_equal(num_of("router.icmp_burst"), 10);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_ROUTER_ICMP_PER_SEC 100\n");
+    assert_header_has(h, "\n#define CONFIG_ROUTER_ICMP_BURST 10\n");
+    free(h);
+    assert_int_equal(parse(REQUIRED_KEYS "router.icmp_errors_per_sec = 0\n"
+                                         "router.icmp_burst = 1\n"),
+                     0);
+    assert_int_equal(num_of("router.icmp_errors_per_sec"), 0);
+    assert_int_equal(num_of("router.icmp_burst"), 1);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_ROUTER_ICMP_PER_SEC 0\n");
+    assert_header_has(h, "\n#define CONFIG_ROUTER_ICMP_BURST 1\n");
+    free(h);
+    assert_int_equal(parse(REQUIRED_KEYS "router.icmp_errors_per_sec = 100000\n"
+                                         "router.icmp_burst = 1000\n"),
+                     0);
+    assert_int_equal(num_of("router.icmp_errors_per_sec"), 100000);
+    assert_int_equal(num_of("router.icmp_burst"), 1000);
+    assert_one_bad_line("router.icmp_errors_per_sec = 100001",
+                        "router.icmp_errors_per_sec: '100001' out of range 0..100000");
+    assert_one_bad_line("router.icmp_errors_per_sec = -1",
+                        "router.icmp_errors_per_sec: '-1' is not a number: expected 0..100000");
+    assert_one_bad_line("router.icmp_burst = 0", "router.icmp_burst: '0' out of range 1..1000");
+    assert_one_bad_line("router.icmp_burst = 1001",
+                        "router.icmp_burst: '1001' out of range 1..1000");
+}
+
+/* Assert route i is prefix/len, gateway (0: dev), port, from line. */
+static void assert_route(unsigned i, uint32_t prefix, unsigned len, uint32_t gateway,
+                         unsigned port, unsigned line)
+{
+    const struct conf_route *r;
+
+    assert_true(i < vals.nroutes);
+    r = &vals.routes[i];
+    assert_int_equal(r->prefix, prefix);
+    assert_int_equal(r->len, len);
+    assert_int_equal(r->via, gateway != 0);
+    assert_int_equal(r->gateway, gateway);
+    assert_int_equal(r->port, port);
+    assert_int_equal(r->line, line);
+}
+
+static void test_routes_valid(void **state)
+{
+    (void)state;
+    /* Repeated lines accepted, in file order; via finds the port, dev needs no address. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 198.51.100.0/24 via 198.19.0.2\n"
+                                       "route = 198.51.100.128/25 via 198.18.0.2\n"
+                                       "route\t=\t0.0.0.0/0   via\t198.18.0.254  # default\n"
+                                       "route = 203.0.113.7/32 dev port3\n"
+                                       "route = 10.0.0.0/8 dev port0\n"
+                                       "route = 198.18.0.128/25 via 198.18.0.100\n"),
+                     0);
+    assert_int_equal(vals.nroutes, 6);
+    assert_route(0, 0xc6336400, 24, 0xc6130002, 1, 7);
+    assert_route(1, 0xc6336480, 25, 0xc6120002, 0, 8);
+    assert_route(2, 0x00000000, 0, 0xc61200fe, 0, 9);
+    assert_route(3, 0xcb007107, 32, 0, 3, 10);
+    assert_route(4, 0x0a000000, 8, 0, 0, 11);
+    /* Inside a port's subnet but longer than it: not the connected route itself. */
+    assert_route(5, 0xc6120080, 25, 0xc6120064, 0, 12);
+    assert_int_equal(conf_get(&vals, "route")->line, 7);
+    assert_true(conf_get(&vals, "route")->present);
+    /* The port addresses may come after the routes that need them. */
+    assert_int_equal(parse("route = 198.51.100.0/24 via 198.19.0.2\n" REQUIRED_KEYS
+                           "port1.address = 198.19.0.1/24\n"),
+                     0);
+    assert_route(0, 0xc6336400, 24, 0xc6130002, 1, 1);
+    /* No route lines: an empty list. */
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_int_equal(vals.nroutes, 0);
+    assert_false(conf_get(&vals, "route")->present);
+    assert_int_equal(conf_get(&vals, "route")->line, 0);
+}
+
+static void test_route_syntax_errors(void **state)
+{
+    static const char *const bad_shape[] = {
+        "10.0.0.0/8",          "10.0.0.0/8 via",          "10.0.0.0/8 through 198.18.0.2",
+        "10.0.0.0/8 VIA 1.2.3.4", "via 198.18.0.2",       "10.0.0.0/8 via 1.2.3.4 dev port0",
+        "10.0.0.0/8 dev",      "10.0.0.0/8 via 198.18.0.2 198.19.0.2",
+    };
+    char line[160], msg[320];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_shape) / sizeof(bad_shape[0]); i++) {
+        snprintf(line, sizeof(line), "route = %s", bad_shape[i]);
+        snprintf(msg, sizeof(msg), "route: '%s': expected 'prefix/len via gateway' or "
+                 "'prefix/len dev portN'", bad_shape[i]);
+        assert_one_bad_line(line, msg);
+    }
+    /* The destination: as strict as a port address, any length 0..32, no host bits. */
+    assert_one_bad_line("route = 10.1.2.3/8 via 198.18.0.2",
+                        "route: 10.1.2.3/8 has host bits set (did you mean 10.0.0.0/8?)");
+    assert_one_bad_line("route = 198.51.100.129/25 dev port1",
+                        "route: 198.51.100.129/25 has host bits set (did you mean "
+                        "198.51.100.128/25?)");
+    assert_one_bad_line("route = 0.0.0.1/0 dev port0",
+                        "route: 0.0.0.1/0 has host bits set (did you mean 0.0.0.0/0?)");
+    assert_one_bad_line("route = 10.0.0.0 via 198.18.0.2",
+                        "route: '10.0.0.0' has no prefix length: expected a.b.c.d/len, len 0..32");
+    assert_one_bad_line("route = 10.0.0.0/33 via 198.18.0.2",
+                        "route: '10.0.0.0/33': prefix length 33 out of range 0..32");
+    assert_one_bad_line("route = 10.0.0.0/08 via 198.18.0.2",
+                        "route: '10.0.0.0/08': prefix length '08' has a leading zero: write it "
+                        "without");
+    assert_one_bad_line("route = 010.0.0.0/8 via 198.18.0.2",
+                        "route: '010.0.0.0/8': octet '010' has a leading zero (octal or "
+                        "decimal?): write it without");
+    assert_one_bad_line("route = 10.0.0/8 via 198.18.0.2",
+                        "route: '10.0.0/8' is not an IPv4 address with prefix length: expected "
+                        "a.b.c.d/len, four decimal octets 0..255");
+    assert_one_bad_line("route = 10.0.0.256/8 via 198.18.0.2",
+                        "route: '10.0.0.256/8': octet '256' out of range 0..255");
+    /* The gateway: a dotted quad alone, as strict. */
+    assert_one_bad_line("route = 10.0.0.0/8 via 198.18.0.2/24",
+                        "route: gateway '198.18.0.2/24' is not an IPv4 address: expected a.b.c.d, "
+                        "four decimal octets 0..255");
+    assert_one_bad_line("route = 10.0.0.0/8 via gw1",
+                        "route: gateway 'gw1' is not an IPv4 address: expected a.b.c.d, four "
+                        "decimal octets 0..255");
+    assert_one_bad_line("route = 10.0.0.0/8 via 198.18.0",
+                        "route: gateway '198.18.0' is not an IPv4 address: expected a.b.c.d, four "
+                        "decimal octets 0..255");
+    assert_one_bad_line("route = 10.0.0.0/8 via 198.18.0.02",
+                        "route: gateway '198.18.0.02': octet '02' has a leading zero (octal or "
+                        "decimal?): write it without");
+    assert_one_bad_line("route = 10.0.0.0/8 via 198.18.0.300",
+                        "route: gateway '198.18.0.300': octet '300' out of range 0..255");
+    /* dev: port0..port3 only. */
+    assert_one_bad_line("route = 10.0.0.0/8 dev port4",
+                        "route: 'port4' is not a port: expected port0..port3");
+    assert_one_bad_line("route = 10.0.0.0/8 dev eth0",
+                        "route: 'eth0' is not a port: expected port0..port3");
+    assert_one_bad_line("route = 10.0.0.0/8 dev port01",
+                        "route: 'port01' is not a port: expected port0..port3");
+    assert_one_bad_line("route = 10.0.0.0/8 dev port",
+                        "route: 'port' is not a port: expected port0..port3");
+    assert_one_bad_line("route = 10.0.0.0/8 dev Port1",
+                        "route: 'Port1' is not a port: expected port0..port3");
+    assert_one_bad_line("route = 10.0.0.0/8 via 198.18.0.2#x",
+                        "route: gateway '198.18.0.2#x' is not an IPv4 address: expected a.b.c.d, "
+                        "four decimal octets 0..255");
+    assert_one_bad_line("route =", "route: empty value");
+}
+
+static void test_route_checks_against_ports(void **state)
+{
+    (void)state;
+    /* No port's subnet holds the gateway (no address at all here). */
+    assert_one_bad_line("route = 10.0.0.0/8 via 10.9.9.9",
+                        "route: gateway 10.9.9.9 is not on any port's subnet");
+    assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 10.9.9.9\n"), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 7, "route: gateway 10.9.9.9 is not on any port's subnet");
+    /* The gateway must be a neighbour: not our own, network or broadcast address. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 198.19.0.1\n"
+                                       "route = 10.1.0.0/16 via 198.18.0.0\n"
+                                       "route = 10.2.0.0/16 via 198.18.0.255\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 3);
+    assert_error(0, 7, "route: gateway 198.19.0.1 is port1's own address");
+    assert_error(1, 8, "route: gateway 198.18.0.0 is the network address of port0's subnet "
+                       "198.18.0.0/24");
+    assert_error(2, 9, "route: gateway 198.18.0.255 is the broadcast address of port0's subnet "
+                       "198.18.0.0/24");
+    /* A port's own subnet is connected already, whichever way the line routes it. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 198.18.0.0/24 via 198.19.0.2\n"
+                                       "route = 198.19.0.0/24 dev port1\n"
+                                       "route = 198.19.0.0/24 dev port2\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 3);
+    assert_error(0, 7, "route: 198.18.0.0/24 is already connected via port0 (port0.address, "
+                       "line 1)");
+    assert_error(1, 8, "route: 198.19.0.0/24 is already connected via port1 (port1.address, "
+                       "line 2)");
+    assert_error(2, 9, "route: duplicate route to 198.19.0.0/24 (first on line 8)");
+    /* ... also when the address comes later in the file. */
+    assert_int_equal(parse("route = 198.18.0.0/24 dev port0\n" REQUIRED_KEYS
+                           "port0.address = 198.18.0.1/24\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 1, "route: 198.18.0.0/24 is already connected via port0 (port0.address, "
+                       "line 6)");
+    /* Same network, other length: a different route, accepted. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 198.18.0.0/23 via 198.19.0.2\n"
+                                       "route = 198.18.0.0/25 via 198.18.0.3\n"),
+                     0);
+    /* An address with its own error may be the one the gateway meant: no second error. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.0/24\n"
+                                         "route = 10.0.0.0/8 via 198.18.0.2\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 5, "port0.address: 198.18.0.0 is the network address of 198.18.0.0/24");
+}
+
+static void test_route_duplicates_and_limit(void **state)
+{
+    static char text[8192];
+
+    (void)state;
+    /* Same prefix/len twice, whatever the next hop: an error naming the first line. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 198.18.0.2\n"
+                                       "route = 10.0.0.0/16 via 198.18.0.2\n"
+                                       "route = 10.0.0.0/8 via 198.19.0.2\n"
+                                       "route = 10.0.0.0/8 dev port3\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 9, "route: duplicate route to 10.0.0.0/8 (first on line 7)");
+    assert_error(1, 10, "route: duplicate route to 10.0.0.0/8 (first on line 7)");
+    /* A bad line is not a route: a later good one is no duplicate of it. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 10.9.9.9.9\n"
+                                       "route = 10.0.0.0/8 via 198.18.0.2\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error_has(0, 7, "route: gateway '10.9.9.9.9'");
+    assert_int_equal(vals.nroutes, 1);
+    assert_int_equal(conf_get(&vals, "route")->line, 7);
+    assert_string_equal(conf_get(&vals, "route")->text, "10.0.0.0/8 via 198.18.0.2");
+    /* CONF_MAX_ROUTES lines are fine, one more is not. */
+    snprintf(text, sizeof(text), "%s", ROUTER_KEYS);
+    for (int i = 0; i < CONF_MAX_ROUTES; i++) {
+        snprintf(text + strlen(text), sizeof(text) - strlen(text),
+                 "route = 10.%d.0.0/16 via 198.18.0.2\n", i);
+    }
+    assert_int_equal(parse(text), 0);
+    assert_int_equal(vals.nroutes, CONF_MAX_ROUTES);
+    assert_route(CONF_MAX_ROUTES - 1, 0x0a3f0000, 16, 0xc6120002, 0, 6 + CONF_MAX_ROUTES);
+    strcat(text, "route = 172.16.0.0/12 via 198.19.0.2\n");
+    strcat(text, "route = 172.16.0.0/12 via 198.19.0.3\n");
+    assert_int_equal(parse(text), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 7 + CONF_MAX_ROUTES, "route: too many routes, at most 64");
+    assert_error(1, 8 + CONF_MAX_ROUTES, "route: too many routes, at most 64");
+}
+
+/* Only `route` repeats: every other key, the new ones included, is still set once. */
+static void test_other_keys_stay_single(void **state)
+{
+    static const char *const twice[] = {
+        "mode = router",         "wire.pairs = 0-1",          "wire.rewrite_mac = no",
+        "router.icmp_burst = 5", "router.icmp_errors_per_sec = 5",
+        "port2.next_hop_mac = 02:00:00:00:00:01", "port1.address = 198.19.0.1/24", "name = x",
+    };
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(twice) / sizeof(twice[0]); i++) {
+        char msg[128];
+
+        snprintf(text, sizeof(text), REQUIRED_KEYS "%s\n%s\n", twice[i], twice[i]);
+        assert_int_equal(parse(text), WS_ERR_INVAL);
+        assert_int_equal(errs.count, 1);
+        snprintf(msg, sizeof(msg), "duplicate key '%.*s' (first set on line 5)",
+                 (int)strcspn(twice[i], " "), twice[i]);
+        assert_error(0, 6, msg);
+    }
+}
+
+static void test_emitted_routes(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(ROUTER_KEYS "route = 198.51.100.0/24 via 198.19.0.2\n"
+                                       "route = 0.0.0.0/0 via 198.18.0.254\n"
+                                       "route = 203.0.113.7/32 dev port3\n"),
+                     0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n/* route: 3 lines. A static route;");
+    assert_header_has(h, "\n#define CONFIG_NROUTES 3\n"
+                         "/* { prefix, len, gateway (0: dev), port } per route, in file order:\n"
+                         " *   line 7: 198.51.100.0/24 via 198.19.0.2 (port1)\n"
+                         " *   line 8: 0.0.0.0/0 via 198.18.0.254 (port0)\n"
+                         " *   line 9: 203.0.113.7/32 dev port3 */\n"
+                         "#define CONFIG_ROUTES \\\n"
+                         "    { { 0xc6336400u, 24, 0xc6130002u, 1 }, \\\n"
+                         "      { 0x00000000u, 0, 0xc61200feu, 0 }, \\\n"
+                         "      { 0xcb007107u, 32, 0x00000000u, 3 } }\n\n");
+    /* In table order: after the mode, before the router keys. */
+    assert_true(strstr(h, "CONFIG_NROUTES") > strstr(h, "CONFIG_MODE_WIRE"));
+    assert_true(strstr(h, "CONFIG_ROUTER_ICMP_PER_SEC") > strstr(h, "CONFIG_ROUTES"));
+    assert_lines_fit(h);
+    free(h);
+    /* One route: no trailing comma. */
+    assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 198.19.0.200\n"), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n/* route: 1 line. A static route;");
+    assert_header_has(h, "\n#define CONFIG_NROUTES 1\n");
+    assert_header_has(h, "\n#define CONFIG_ROUTES \\\n"
+                         "    { { 0x0a000000u, 8, 0xc61300c8u, 1 } }\n\n");
+    free(h);
+    /* None: a count of 0 and a placeholder, so the initializer is never empty. */
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n/* route: no lines. A static route;");
+    assert_header_has(h, "\n#define CONFIG_NROUTES 0\n");
+    assert_header_has(h, "\n#define CONFIG_ROUTES \\\n"
+                         "    { { 0x00000000u, 0, 0x00000000u, 0 } }\n\n");
+    assert_lines_fit(h);
+    free(h);
+}
+
+/* Errors are listed by line even when found at the end; a full list keeps the earliest. */
+static void test_error_order(void **state)
+{
+    char text[4096] = "";
+
+    (void)state;
+    assert_int_equal(parse("route = 10.0.0.0/8 via 10.9.9.9\n" /* 1, found at the end */
+                           "cores = 0\n"                       /* 2 */
+                           "route = 10.1.0.0/16 via 10.9.9.8\n" /* 3, found at the end */
+                           "bogus = 1\n"),                     /* 4 */
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 7);
+    assert_error(0, 1, "route: gateway 10.9.9.9 is not on any port's subnet");
+    assert_error(1, 2, "cores: '0' out of range 1..64 (or 'all')");
+    assert_error(2, 3, "route: gateway 10.9.9.8 is not on any port's subnet");
+    assert_error(3, 4, "unknown key 'bogus'");
+    assert_error(4, 0, "missing required key 'console.port'");
+    assert_error(5, 0, "missing required key 'console.baud'");
+    assert_error(6, 0, "missing required key 'panic'");
+    /* 40 unknown keys, then a route whose error is found last but sorts first. */
+    strcat(text, "route = 10.0.0.0/8 via 10.9.9.9\n");
+    for (int i = 0; i < 40; i++) {
+        strcat(text, "bogus = 1\n");
+    }
+    assert_int_equal(parse(text), WS_ERR_INVAL);
+    assert_int_equal(errs.count, CONF_MAX_ERRORS);
+    assert_int_equal(errs.dropped, 41 + 4 - CONF_MAX_ERRORS);
+    assert_error(0, 1, "route: gateway 10.9.9.9 is not on any port's subnet");
+    assert_error(CONF_MAX_ERRORS - 1, CONF_MAX_ERRORS, "unknown key 'bogus'");
+}
+
+/* The doc rows of the forwarding keys. */
+static void test_doc_forwarding_rows(void **state)
+{
+    char *table;
+
+    (void)state;
+    table = emit_to_string(conf_emit_doc);
+    assert_non_null(strstr(table, "| `mode` | no | `router` | `router`, `wire` | "
+                                  "`CONFIG_MODE_ROUTER`, `CONFIG_MODE_WIRE` |"));
+    assert_non_null(strstr(table, "| `route` | no | none | `a.b.c.d/len via e.f.g.h` or "
+                                  "`a.b.c.d/len dev portN`, len 0..32, no host bits set; at most "
+                                  "64 lines (see Routes) | `CONFIG_NROUTES`, `CONFIG_ROUTES` |"));
+    assert_non_null(strstr(table, "| `router.icmp_errors_per_sec` | no | `100` | 0..100000 | "
+                                  "`CONFIG_ROUTER_ICMP_PER_SEC` |"));
+    assert_non_null(strstr(table, "| `router.icmp_burst` | no | `10` | 1..1000 | "
+                                  "`CONFIG_ROUTER_ICMP_BURST` |"));
+    assert_non_null(strstr(table, "| `wire.pairs` | no | `0-1` | pairs `N-M` separated by "
+                                  "spaces, ports 0..3; a port in at most one pair, never with "
+                                  "itself | `CONFIG_WIRE_PEER` |"));
+    assert_non_null(strstr(table, "| `wire.rewrite_mac` | no | `no` | `yes` (1), `no` (0) | "
+                                  "`CONFIG_WIRE_REWRITE_MAC` |"));
+    assert_non_null(strstr(table, "| `port2.next_hop_mac` | no | unset | `aa:bb:cc:dd:ee:ff`: "
+                                  "six two-digit hex octets, any case; not all-zero, multicast "
+                                  "or broadcast | `CONFIG_PORT2_NEXT_HOP_HAS_MAC`, "
+                                  "`CONFIG_PORT2_NEXT_HOP_MAC` |"));
+    free(table);
 }
 
 /* docs/config.md holds the output of `genconfig --doc` between its markers. */
@@ -984,6 +1708,21 @@ int main(void)
         cmocka_unit_test(test_nic_and_poll_bad_values),
         cmocka_unit_test(test_emitted_new_macros),
         cmocka_unit_test(test_doc_new_rows),
+        cmocka_unit_test(test_mode),
+        cmocka_unit_test(test_wire_pairs_valid),
+        cmocka_unit_test(test_wire_pairs_errors),
+        cmocka_unit_test(test_next_hop_mac_valid),
+        cmocka_unit_test(test_next_hop_mac_errors),
+        cmocka_unit_test(test_wire_rewrite_needs_macs),
+        cmocka_unit_test(test_router_icmp_keys),
+        cmocka_unit_test(test_routes_valid),
+        cmocka_unit_test(test_route_syntax_errors),
+        cmocka_unit_test(test_route_checks_against_ports),
+        cmocka_unit_test(test_route_duplicates_and_limit),
+        cmocka_unit_test(test_other_keys_stay_single),
+        cmocka_unit_test(test_emitted_routes),
+        cmocka_unit_test(test_error_order),
+        cmocka_unit_test(test_doc_forwarding_rows),
         cmocka_unit_test(test_shipped_configs),
         cmocka_unit_test(test_doc_matches_table),
     };

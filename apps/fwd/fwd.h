@@ -1,0 +1,46 @@
+/*
+ * apps/fwd/fwd.h: the forwarding application: every core's datapath pass. Router mode (IPv4,
+ * static routes, like DPDK l3fwd) or wire mode (port pairs, like XDP_REDIRECT / l2fwd), chosen
+ * by the baked config. A frame is received, decided and transmitted by the same core, on that
+ * core's own queues: no locks, no migration, per-flow order kept (RSS pins a flow to a core).
+ */
+#ifndef WS_FWD_H
+#define WS_FWD_H
+
+#include <stdint.h>
+
+#include "net/route.h"
+#include "param.h"
+
+/* Per (ingress port, core) counters: written only by that core. Every received frame ends in
+ * exactly one outcome: the local stack (counted by net/local), forwarded, or a drop here or in
+ * route (ROUTE_FRAME_DROPS). */
+struct fwd_stats {
+    uint64_t forwarded;         /* handed to the egress TX ring (completion: egress tx_packets) */
+    uint64_t no_route;          /* no FIB entry: dropped (ICMP net unreachable, rate limited) */
+    uint64_t arp_unresolved;    /* next hop's MAC unknown: dropped, ARP request sent */
+    uint64_t dst_directed_broadcast; /* a connected subnet's broadcast address: not forwarded */
+    uint64_t dst_other_port_address; /* to one of our addresses on another port: dropped */
+    uint64_t egress_no_queue;   /* the egress port has no TX queue for this core */
+    uint64_t egress_link_down;  /* the egress port's link is down */
+    uint64_t wire_no_peer;      /* wire mode: the port is in no pair */
+    uint64_t arp_requests_sent; /* ARP requests for next hops (not frame outcomes) */
+    uint64_t icmp_errors_sent;  /* time exceeded / unreachable sent (not frame outcomes) */
+    uint64_t icmp_ratelimited;  /* ICMP errors refused by the rate limiter */
+    uint64_t alloc_fail;        /* no buffer for an ARP request */
+    struct route_drop_stats route;
+} __attribute__((aligned(64)));
+
+/* fwd_init: build the FIB (connected subnets + baked routes) and per-core state. Boot core,
+ * after the ports are up. Returns 0, or a negative WS_ERR_* (message printed). */
+int fwd_init(unsigned ncores);
+/* fwd_poll_core: one pass over this core's RX queues on every port; returns frames received.
+ * Fast path, core `core`. */
+unsigned fwd_poll_core(unsigned core);
+/* fwd_stats_of: counters of (port, core), for the console. */
+const struct fwd_stats *fwd_stats_of(unsigned port, unsigned core);
+/* fwd_routes_print / fwd_arp_print: the `routes` and `arp` console commands. */
+void fwd_routes_print(void);
+void fwd_arp_print(void);
+
+#endif

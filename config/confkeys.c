@@ -1,0 +1,258 @@
+/* config/confkeys.c: conf_keys[], the table of every configuration key: its type, limits,
+ * default, macro and documentation. Host code, built into genconfig and the unit tests. */
+#include "confparse.h"
+
+/* Relative path so that both genconfig (-Iconfig only) and the unit tests find it. */
+#include "../kernel/param.h"
+
+/*
+ * One port's address key: portN.address -> CONFIG_PORTN_HAS_ADDRESS, _IP and _PREFIX. Prefixes
+ * /31 and /32 are refused: they have no network and broadcast address to check against, and a
+ * point-to-point link or host route is not what a port address here is for.
+ */
+#define CONF_PORT_ADDRESS_KEY(n)                                                                   \
+    {                                                                                              \
+        .name = "port" #n ".address",                                                              \
+        .type = CONF_IPV4_PREFIX,                                                                  \
+        .no_default = true,                                                                        \
+        .min = 8,                                                                                  \
+        .max = 30,                                                                                 \
+        .macro = "CONFIG_PORT" #n,                                                                 \
+        .doc = "IPv4 address and prefix length of port " #n ", e.g. 198.18." #n ".1/24. Unset: "  \
+               "the port has no address.",                                                         \
+    }
+
+/*
+ * One port's next-hop MAC key: portN.next_hop_mac -> CONFIG_PORTN_NEXT_HOP_HAS_MAC and
+ * CONFIG_PORTN_NEXT_HOP_MAC. Only wire mode with wire.rewrite_mac = yes uses it.
+ */
+#define CONF_PORT_NEXT_HOP_MAC_KEY(n)                                                              \
+    {                                                                                              \
+        .name = "port" #n ".next_hop_mac",                                                         \
+        .type = CONF_MAC,                                                                          \
+        .no_default = true,                                                                        \
+        .macro = "CONFIG_PORT" #n "_NEXT_HOP",                                                     \
+        .doc = "Wire mode with wire.rewrite_mac = yes: destination MAC written on frames leaving " \
+               "port " #n ", e.g. 02:00:00:00:00:0" #n ". Unset: none (only a port in no pair "    \
+               "may lack one then).",                                                              \
+    }
+
+/*
+ * The one key table. A new key is one row here (and a line in each shipped config file);
+ * parsing, defaults, the header and docs/config.md all follow from it. Keep doc strings free
+ * of '|' (they become markdown table cells). The order is that of the header and the doc.
+ */
+const struct conf_key conf_keys[] = {
+    {
+        .name = "name",
+        .type = CONF_STRING,
+        .def_from_file = true,
+        .min_len = 1,
+        .max_len = 32,
+        .extra_chars = "_.-",
+        .macro = "CONFIG_NAME",
+        .doc = "Configuration name shown in the boot banner.",
+    },
+    {
+        .name = "console.port",
+        .type = CONF_INT,
+        .required = true,
+        .min = 0x100,
+        .max = 0xfff8,
+        .step = 8, /* a 16550 decodes 8 consecutive ports */
+        .hex = true,
+        .choices = { { "com1", 0x3f8 }, { "com2", 0x2f8 }, { "com3", 0x3e8 }, { "com4", 0x2e8 } },
+        .macro = "CONFIG_CONSOLE_PORT",
+        .doc = "I/O port base of the 16550-compatible UART used as the serial console.",
+    },
+    {
+        .name = "console.baud",
+        .type = CONF_ENUM,
+        .required = true,
+        .choices = { { "9600", 9600 },
+                     { "19200", 19200 },
+                     { "38400", 38400 },
+                     { "57600", 57600 },
+                     { "115200", 115200 } },
+        .macro = "CONFIG_CONSOLE_BAUD",
+        .doc = "Serial console speed in bit/s (always 8 data bits, no parity, 1 stop bit).",
+    },
+    {
+        .name = "cores",
+        .type = CONF_INT,
+        .required = true,
+        .min = 1,
+        .max = WS_MAX_CPUS,
+        /* 0, not WS_MAX_CPUS: "all" must keep meaning all if that limit is raised */
+        .choices = { { "all", 0 } },
+        .macro = "CONFIG_MAX_CORES",
+        .doc = "Most cores to bring up, the boot core included; further cores stay parked. "
+               "'all' is emitted as 0 and means every core found, up to WS_MAX_CPUS.",
+    },
+    {
+        .name = "panic",
+        .type = CONF_ENUM,
+        .required = true,
+        .choices = { { "halt", 0 }, { "reboot", 1 } },
+        .macro = "CONFIG_PANIC_REBOOT",
+        .doc = "What a panic does after printing its report on the console: halt every core, "
+               "or reset the machine.",
+    },
+    {
+        .name = "test.fault_command",
+        .type = CONF_BOOL,
+        .def = "no",
+        .macro = "CONFIG_TEST_FAULT_COMMAND",
+        .doc = "Compile in a console command that deliberately faults, so system tests can "
+               "check the exception report. Never enable it in production images.",
+    },
+    /* CONF_PORT_COUNT of them, in port order: CONFIG_PORT_ADDRESSES is built from these. */
+    CONF_PORT_ADDRESS_KEY(0),
+    CONF_PORT_ADDRESS_KEY(1),
+    CONF_PORT_ADDRESS_KEY(2),
+    CONF_PORT_ADDRESS_KEY(3),
+    {
+        .name = "mode",
+        .type = CONF_ENUM,
+        .def = "router",
+        .one_hot = true,
+        .choices = { { "router", 0 }, { "wire", 1 } },
+        .macro = "CONFIG_MODE",
+        .doc = "router: forward IPv4 between ports by longest-prefix match over the ports' own "
+               "subnets and the route lines. wire: a bump in the wire, every frame received on a "
+               "port of wire.pairs leaves through its peer; port addresses, routes and router.* "
+               "are then unused.",
+    },
+    {
+        .name = "route",
+        .type = CONF_ROUTE,
+        .no_default = true,
+        .repeatable = true,
+        .min = 0,
+        .max = 32,
+        .macro = "CONFIG_ROUTES",
+        .doc = "A static route; one per line, the only key that may repeat. `prefix/len via "
+               "gateway`: the port whose subnet holds the gateway is the egress port. `prefix/len "
+               "dev portN`: destinations are on port N's link. The ports' own subnets need no "
+               "route line. Longest prefix wins.",
+    },
+    {
+        .name = "router.icmp_errors_per_sec",
+        .type = CONF_INT,
+        .def = "100",
+        .min = 0,
+        .max = 100000,
+        .macro = "CONFIG_ROUTER_ICMP_PER_SEC",
+        .doc = "Router mode: ICMP errors (unreachable, time exceeded) each core may send per "
+               "second, the refill rate of its token bucket; 0 = never send ICMP errors.",
+    },
+    {
+        .name = "router.icmp_burst",
+        .type = CONF_INT,
+        .def = "10",
+        .min = 1,
+        .max = 1000,
+        .macro = "CONFIG_ROUTER_ICMP_BURST",
+        .doc = "Router mode: size of each core's ICMP token bucket, the most ICMP errors a core "
+               "sends back to back after a quiet period.",
+    },
+    {
+        .name = "wire.pairs",
+        .type = CONF_PORT_PAIRS,
+        .def = "0-1",
+        .macro = "CONFIG_WIRE_PEER",
+        .doc = "Wire mode: the ports joined in pairs; a frame received on one port of a pair is "
+               "sent out of the other. A port in no pair forwards nothing (-1 in "
+               "CONFIG_WIRE_PEER).",
+    },
+    {
+        .name = "wire.rewrite_mac",
+        .type = CONF_BOOL,
+        .def = "no",
+        .macro = "CONFIG_WIRE_REWRITE_MAC",
+        .doc = "Wire mode: yes sets the destination MAC of each frame leaving port N to "
+               "portN.next_hop_mac (then every paired port needs one); no forwards frames "
+               "unchanged.",
+    },
+    /* CONF_PORT_COUNT of them, in port order: CONFIG_PORT_NEXT_HOP_MACS is built from these. */
+    CONF_PORT_NEXT_HOP_MAC_KEY(0),
+    CONF_PORT_NEXT_HOP_MAC_KEY(1),
+    CONF_PORT_NEXT_HOP_MAC_KEY(2),
+    CONF_PORT_NEXT_HOP_MAC_KEY(3),
+    {
+        .name = "nic.rx_descs",
+        .type = CONF_INT,
+        .def = "512",
+        .min = 64,
+        .max = 4096,
+        .pow2 = true, /* ring index arithmetic masks instead of dividing */
+        .macro = "CONFIG_NIC_RX_DESCS",
+        .doc = "Descriptors in each RX ring (one ring per port and core), like `ethtool -G rx`.",
+    },
+    {
+        .name = "nic.tx_descs",
+        .type = CONF_INT,
+        .def = "512",
+        .min = 64,
+        .max = 4096,
+        .pow2 = true,
+        .macro = "CONFIG_NIC_TX_DESCS",
+        .doc = "Descriptors in each TX ring (one ring per port and core), like `ethtool -G tx`.",
+    },
+    {
+        .name = "nic.burst",
+        .type = CONF_INT,
+        .def = "32",
+        .min = 1,
+        .max = 64,
+        .macro = "CONFIG_NIC_BURST",
+        .doc = "Most packets one RX or TX burst moves: the batch size of each core's poll loop.",
+    },
+    {
+        .name = "nic.rx_usecs",
+        .type = CONF_INT,
+        .def = "50",
+        .min = 0,
+        .max = 10000,
+        .macro = "CONFIG_NIC_RX_USECS",
+        .doc = "Interrupt throttling interval in microseconds, like `ethtool -C rx-usecs`: at most "
+               "one interrupt per vector per interval; 0 = no throttling. Only matters when cores "
+               "sleep (poll.mode = adaptive).",
+    },
+    {
+        .name = "nic.pool_buffers",
+        .type = CONF_INT,
+        .def = "4096",
+        .min = 256,
+        .max = 65536,
+        .macro = "CONFIG_NIC_POOL_BUFFERS",
+        .doc = "Packet buffers (2 KiB each) in each core's pool. Each core needs at least "
+               "`ports * rx_descs + tx_descs + burst`; the firmware checks at boot.",
+    },
+    {
+        .name = "poll.mode",
+        .type = CONF_ENUM,
+        .def = "adaptive",
+        .choices = { { "busy", 0 }, { "adaptive", 1 } },
+        .macro = "CONFIG_POLL_ADAPTIVE",
+        .doc = "busy: each core polls its queues forever. adaptive: after poll.idle_us without "
+               "work the core arms its MSI-X vectors and halts until an interrupt.",
+    },
+    {
+        .name = "poll.idle_us",
+        .type = CONF_INT,
+        .def = "100",
+        .min = 1,
+        .max = 1000000,
+        .macro = "CONFIG_POLL_IDLE_US",
+        .doc = "Idle time in microseconds before an adaptive core halts; unused when poll.mode "
+               "= busy.",
+    },
+};
+
+const size_t conf_key_count = sizeof(conf_keys) / sizeof(conf_keys[0]);
+
+_Static_assert(sizeof(conf_keys) / sizeof(conf_keys[0]) <= CONF_MAX_KEYS,
+               "raise CONF_MAX_KEYS in confparse.h");
+
+_Static_assert(CONF_PORT_COUNT == WS_MAX_PORTS, "the portN keys must cover every port driven");

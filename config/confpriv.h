@@ -1,0 +1,71 @@
+/* config/confpriv.h: helpers shared by the generator's .c files (confkeys, confvalue, confparse,
+ * confemit); not part of the generator's interface, which is confparse.h. Host code only. */
+#ifndef WS_CONFPRIV_H
+#define WS_CONFPRIV_H
+
+#include "confparse.h"
+
+/* Longest dotted quad plus NUL ("255.255.255.255"). */
+#define CONF_IPV4_STR_BYTES 16
+/* Longest normalised route plus NUL: "255.255.255.255/32 via 255.255.255.255". */
+#define CONF_ROUTE_STR_BYTES 48
+
+/* Character classes: our own, ASCII only, so bytes >= 0x80 never reach <ctype.h> (UB there). */
+static inline bool conf_is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static inline bool conf_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline bool conf_is_alnum(char c)
+{
+    return conf_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The netmask of a prefix length (0..32), host byte order. */
+static inline uint32_t conf_ipv4_mask(unsigned prefix)
+{
+    return prefix == 0 ? 0 : UINT32_MAX << (32 - prefix);
+}
+
+/* conf_append: printf at the end of the string in buf; output beyond size is cut off. */
+void conf_append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* conf_append_choices: the choice words of k, separated by ", ", each between quote. */
+void conf_append_choices(char *buf, size_t size, const struct conf_key *k, const char *quote);
+
+/* conf_append_range: "min..max" of a CONF_INT key, in the base its macro is emitted in. */
+void conf_append_range(char *buf, size_t size, const struct conf_key *k);
+
+/* conf_ipv4_str: ip (host byte order) as a dotted quad in buf (CONF_IPV4_STR_BYTES); returns
+ * buf, so it can be an argument of the printf that uses it. */
+const char *conf_ipv4_str(uint32_t ip, char *buf);
+
+/* conf_route_str: r as "prefix/len via gateway" or "prefix/len dev portN" in buf
+ * (CONF_ROUTE_STR_BYTES): the normal form of what the line said. Returns buf. */
+const char *conf_route_str(const struct conf_route *r, char *buf);
+
+/*
+ * conf_check_value: validate text (trimmed, non-empty, printable ASCII) for key k, any type but
+ * CONF_ROUTE. On success fill res's num, ip, prefix, mac and peer (those the type does not use:
+ * 0, peers -1) and return true; else write one message into msg and return false. Checks
+ * against other keys are confparse.c's business.
+ */
+bool conf_check_value(const struct conf_key *k, const char *text, struct conf_value *res,
+                      char *msg, size_t size);
+
+/*
+ * conf_parse_route: check one `route` value (k is the route row) on its own: syntax, prefix
+ * length in k's range, no host bits, "dev" port in range. On success fill *r but its line and,
+ * for "via", its port (both confparse.c's, which knows the lines and the port subnets) and
+ * return true; else write one message into msg and return false.
+ */
+bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_route *r,
+                      char *msg, size_t size);
+
+#endif
