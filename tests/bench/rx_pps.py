@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/rx_pps.py: received packets per second per core at 64 bytes, in QEMU.
+"""tests/bench/rx_pps.py: received and forwarded packets per second per core at 64 bytes, in QEMU.
 
 A generator (udpgen.c) in the port's namespace sends 64-byte UDP frames over many flows for a
 few seconds; the appliance counts them per core (they are counted drops: UDP is not served yet).
@@ -58,6 +58,34 @@ def run_one(kernel, mode, cores, seconds, flows):
           f"{ring['rx_no_buffer']:7}  {' '.join(cpp)}", flush=True)
 
 
+def run_forward(kernel, mode, cores, seconds, flows):
+    """64-byte UDP from port0's host to port1's host through the router."""
+    lab = Lab(kernel=kernel, smp=cores)
+    try:
+        lab.guest.wait_ready()
+        lab.wait_links()
+        lab.ping(0, dst=HOSTS[1][0], count=2)  # resolve next hops both ways
+        dut_mac = re.search(r"lladdr (\S+)", ns_run(lab.nss[0], "ip", "neigh", "show",
+                                                     HOSTS[0][1]).stdout).group(1)
+        before, drop0 = lab.stats(), tap_counter(lab, "tx_dropped")
+        out = ns_run(lab.nss[0], GEN, lab.taps[0], dut_mac, HOSTS[0][0], HOSTS[1][0],
+                     str(flows), str(seconds), timeout=seconds + 60).stdout
+        sent = int(out.split()[1])
+        time.sleep(1)
+        after, drop1 = lab.stats(), tap_counter(lab, "tx_dropped")
+    finally:
+        lab.close()
+    qa, qb = port_queues(after, 0), port_queues(before, 0)
+    fwd = [(a["fwd_forwarded"] - b["fwd_forwarded"]) / seconds for a, b in zip(qa, qb)]
+    txa, txb = port_queues(after, 1), port_queues(before, 1)
+    done = sum(a["tx_packets"] - b["tx_packets"] for a, b in zip(txa, txb)) / seconds
+    full = sum(a["tx_ring_full"] - b["tx_ring_full"] for a, b in zip(txa, txb))
+    drops = sum(a[k] - b[k] for a, b in zip(qa, qb) for k in a
+                if k.startswith(("fwd_no_", "fwd_arp_unres", "fwd_egress", "route_ip")))
+    print(f"{mode:9} {cores:5} {sent / seconds:10.0f} {drop1 - drop0:9} {sum(fwd):10.0f}  "
+          f"{' '.join(f'{x:.0f}' for x in fwd):28} {done:10.0f} {full:9} {drops:7}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=5)
@@ -71,6 +99,13 @@ def main():
     for kernel, mode in ((BUSY_ELF, "busy"), (DEFAULT_ELF, "adaptive")):
         for cores in (1, 4):
             run_one(kernel, mode, cores, args.seconds, args.flows)
+    print()
+    print("Forwarded through the router, port0 -> port1, 64-byte UDP (packets/s)")
+    print(f"{'mode':9} {'cores':5} {'sent':>10} {'tap_drop':>9} {'forwarded':>10}  "
+          f"{'forwarded per core':28} {'tx_done':>10} {'ring_full':>9} {'drops':>7}")
+    for kernel, mode in ((BUSY_ELF, "busy"), (DEFAULT_ELF, "adaptive")):
+        for cores in (1, 4):
+            run_forward(kernel, mode, cores, args.seconds, args.flows)
 
 
 if __name__ == "__main__":
