@@ -20,8 +20,12 @@ struct pkb {
     uint16_t owner;   /* core whose pool it belongs to */
     uint32_t rss_hash; /* from the RX descriptor write-back, 0 if none */
     uint32_t rx_status; /* raw status/error word from the RX write-back */
+    uint32_t flags;     /* PKB_F_*: set by the application, cleared on receive */
     struct pkb_pool *pool; /* pool it returns to */
 };
+
+/* The frame is being forwarded: its TX completion counts as "forwarded" (see iring_tx_stats). */
+#define PKB_F_FORWARDED 0x1U
 
 /* A core's pool. Owned (written) by one core only. */
 struct pkb_pool {

@@ -271,6 +271,7 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
         fwd_arp_request(fc, st, out, core, next, now);
     } else {
         route_eth_rewrite(b->data, out->mac, mac);
+        b->flags |= PKB_F_FORWARDED;
         st->forwarded++;
         fwd_send(fc, out->index, core, b);
         return;
@@ -335,6 +336,7 @@ static void fwd_wire_frame(struct fwd_core *fc, struct nic_port *in, unsigned co
         if (CONFIG_WIRE_REWRITE_MAC) {
             route_eth_rewrite(b->data, out->mac, next_hop[peer].mac);
         }
+        b->flags |= PKB_F_FORWARDED;
         st->forwarded++;
         fwd_send(fc, out->index, core, b);
         return;

@@ -16,7 +16,7 @@
  * exactly one outcome: the local stack (counted by net/local), forwarded, or a drop here or in
  * route (ROUTE_FRAME_DROPS). */
 struct fwd_stats {
-    uint64_t forwarded;         /* handed to the egress TX ring (completion: egress tx_packets) */
+    uint64_t forwarded;         /* handed to the egress TX ring (sent: egress tx_forwarded) */
     uint64_t no_route;          /* no FIB entry: dropped (ICMP net unreachable, rate limited) */
     uint64_t arp_unresolved;    /* next hop's MAC unknown: dropped, ARP request sent */
     uint64_t dst_directed_broadcast; /* a connected subnet's broadcast address: not forwarded */

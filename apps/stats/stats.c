@@ -30,7 +30,7 @@ static const struct stats_counter stats_queue_counters[] = {
     QC("rx_oversize", rx.stats.oversize),    QC("rx_tail_writes", rx.stats.tail_writes),
     QC("tx_packets", tx.stats.packets),      QC("tx_bytes", tx.stats.bytes),
     QC("tx_ring_full", tx.stats.ring_full),  QC("tx_bad_len", tx.stats.bad_len),
-    QC("tx_tail_writes", tx.stats.tail_writes),
+    QC("tx_tail_writes", tx.stats.tail_writes), QC("tx_forwarded", tx.stats.forwarded),
     QC("arp_requests_answered", local.arp_requests_answered),
     QC("icmp_echo_answered", local.icmp_echo_answered),
     QC("arp_replies_learned", local.arp_replies_learned),

@@ -153,6 +153,7 @@ unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max)
             p->port = r->port;
             p->queue = r->core;
             p->rss_hash = IDESC_RX_INFO_RSSTYPE(info) != 0 ? d->wb.rss_hash : 0;
+            p->flags = 0;
             p->rx_status = staterr;
             r->stats.packets++;
             r->stats.bytes += len;
@@ -277,6 +278,7 @@ unsigned iring_tx_reclaim(struct iring_tx *t)
         dma_rmb_after_dd();
         t->stats.packets++;
         t->stats.bytes += p->len;
+        t->stats.forwarded += p->flags & PKB_F_FORWARDED; /* forwarded = sent, not queued */
         pkb_free(p, t->core);
         t->sw[i] = NULL;
         i = (i + 1) & t->mask;

@@ -71,6 +71,7 @@ struct iring_tx_stats {
     uint64_t ring_full;   /* frames dropped (freed) because no descriptor was free */
     uint64_t bad_len;     /* frames dropped because len was 0 or above PKB_DATA_BYTES */
     uint64_t tail_writes; /* TDT writes (one per burst that placed anything) */
+    uint64_t forwarded;   /* of packets: frames marked PKB_F_FORWARDED (forwarded, completed) */
 };
 
 struct iring_rx {

@@ -55,6 +55,9 @@ def test_router_forwards_both_ways_in_order_with_ttl_decremented(router):
         assert rep["reordered"] == 0 and rep["duplicates"] == 0 and rep["missing"] == 0, rep
         assert rep["ttls"] == {"63": 960}, rep  # decremented once; the kernel checked checksums
     st = lab.stats()
+    # forwarded frames are counted again when the egress NIC reports them sent
+    assert queue_sum(st, 1, "tx_forwarded") == queue_sum(st, 0, "fwd_forwarded")
+    assert queue_sum(st, 0, "tx_forwarded") == queue_sum(st, 1, "fwd_forwarded")
     for port in (0, 1):
         fwd = [q["fwd_forwarded"] for q in port_queues(st, port)]
         assert sum(fwd) >= 960 and all(n > 0 for n in fwd), fwd  # spread over every core
@@ -157,4 +160,5 @@ def test_wire_mode_delivers_every_frame_in_order(wire):
         for q in port_queues(after, port):
             check_forward_conservation(q)
     # every forwarded frame was transmitted (completion counted on the egress port)
-    assert queue_sum(after, 1, "tx_packets") == queue_sum(after, 0, "fwd_forwarded")
+    assert queue_sum(after, 1, "tx_forwarded") == queue_sum(after, 0, "fwd_forwarded")
+    assert queue_sum(after, 0, "tx_forwarded") == queue_sum(after, 1, "fwd_forwarded")
