@@ -57,6 +57,7 @@ static void cmd_reboot(int argc, char **argv)
 {
     (void)argc, (void)argv;
     kprintf("rebooting\n");
+    console_flush();
     machine_reboot();
 }
 

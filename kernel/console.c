@@ -18,18 +18,100 @@
 /* ~ a few ms of spinning: long enough for any sane holder, short enough to still print. */
 #define CONSOLE_PANIC_LOCK_SPINS 10000000ULL
 
+/* Output is buffered once the console core runs its loop: a core that prints only copies bytes
+ * into this ring (under the lock, briefly), and the console core moves them to the UART as its
+ * FIFO has room, so no core ever waits for the serial line (at 115200 baud a 2 KB burst would
+ * otherwise hold a forwarding core for 180 ms). A full ring drops bytes and counts them. */
+#define CONSOLE_TX_RING_BYTES (256 * 1024)
+
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 static struct console_line console_input; /* owned by the console core */
 static bool console_input_ready;
+/* guarded by console_lock */
+static char console_tx_ring[CONSOLE_TX_RING_BYTES];
+static uint32_t console_tx_head, console_tx_tail; /* free-running; head - tail = bytes queued */
+static bool console_async;
+static uint64_t console_dropped_bytes;
+
+static void console_put_sync(char c)
+{
+    if (c == '\n') {
+        uart_putc(CONFIG_CONSOLE_PORT, '\r');
+    }
+    uart_putc(CONFIG_CONSOLE_PORT, (uint8_t)c);
+}
+
+/* console_enqueue: add c (as CR LF for LF) to the ring, or count it dropped. Lock held. */
+static void console_enqueue(char c)
+{
+    uint32_t need = c == '\n' ? 2 : 1;
+    if (CONSOLE_TX_RING_BYTES - (console_tx_head - console_tx_tail) < need) {
+        console_dropped_bytes++;
+        return;
+    }
+    if (c == '\n') {
+        console_tx_ring[console_tx_head++ % CONSOLE_TX_RING_BYTES] = '\r';
+    }
+    console_tx_ring[console_tx_head++ % CONSOLE_TX_RING_BYTES] = c;
+}
 
 static void console_put_bytes(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
-        if (s[i] == '\n') {
-            uart_putc(CONFIG_CONSOLE_PORT, '\r');
+        if (console_async) {
+            console_enqueue(s[i]);
+        } else {
+            console_put_sync(s[i]);
         }
-        uart_putc(CONFIG_CONSOLE_PORT, (uint8_t)s[i]);
     }
+}
+
+/* console_drain_sync: everything queued goes out now, waiting for the UART. Lock held. */
+static void console_drain_sync(void)
+{
+    while (console_tx_tail != console_tx_head) {
+        uart_putc(CONFIG_CONSOLE_PORT,
+                  (uint8_t)console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES]);
+    }
+}
+
+void console_flush(void)
+{
+    spin_lock(&console_lock);
+    console_drain_sync();
+    spin_unlock(&console_lock);
+}
+
+void console_start_async(void)
+{
+    spin_lock(&console_lock);
+    console_async = true;
+    spin_unlock(&console_lock);
+}
+
+bool console_output_pending(void)
+{
+    return console_tx_head != console_tx_tail;
+}
+
+uint64_t console_output_dropped(void)
+{
+    return console_dropped_bytes;
+}
+
+/* console_drain: move what fits into the UART's FIFO, without waiting. Console core. */
+static void console_drain(void)
+{
+    if (console_tx_head == console_tx_tail) {
+        return;
+    }
+    spin_lock(&console_lock);
+    unsigned room = uart_tx_fifo_room(CONFIG_CONSOLE_PORT);
+    while (room-- > 0 && console_tx_tail != console_tx_head) {
+        uart_putc_nowait(CONFIG_CONSOLE_PORT,
+                         (uint8_t)console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES]);
+    }
+    spin_unlock(&console_lock);
 }
 
 void console_init(void)
@@ -49,6 +131,8 @@ void console_write(const char *s, size_t len)
 void console_write_panic(const char *s, size_t len)
 {
     bool locked = spin_lock_timeout(&console_lock, CONSOLE_PANIC_LOCK_SPINS);
+    console_drain_sync(); /* what was queued before, in order */
+    console_async = false;  /* from now on, write through: the machine is stopping */
     console_put_bytes(s, len);
     if (locked) {
         spin_unlock(&console_lock);
@@ -125,6 +209,7 @@ static void console_handle_byte(uint8_t c)
 
 void console_poll(void)
 {
+    console_drain();
     if (!console_input_ready) {
         return;
     }

@@ -7,6 +7,8 @@
 #define WS_CONSOLE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 /* console_init: set up the UART named by the baked config. Boot core, before any output. */
@@ -21,6 +23,15 @@ void console_write(const char *s, size_t len);
 void console_write_panic(const char *s, size_t len);
 /* console_poll: handle any received bytes; runs commands. Console core only, non-blocking. */
 void console_poll(void);
+/* console_start_async: from now on output is queued and drained by console_poll (the console
+ * core's loop); before, it is written through. Console core, entering its loop. */
+void console_start_async(void);
+/* console_flush: write out everything queued, waiting for the UART (before a reboot). */
+void console_flush(void);
+/* console_output_pending: bytes wait to be written (the console core must not halt). */
+bool console_output_pending(void);
+/* console_output_dropped: bytes lost because the output ring was full. */
+uint64_t console_output_dropped(void);
 /* console_prompt: print the prompt (after the ready line). */
 void console_prompt(void);
 

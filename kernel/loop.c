@@ -29,6 +29,9 @@ void loop_release(void)
 /* loop_halt: sleep until a queue interrupt (or, on core 0, the console timer) fires. */
 static void loop_halt(struct percpu *cpu)
 {
+    if (cpu->index == 0 && console_output_pending()) {
+        return; /* the console core keeps draining output to the UART */
+    }
     if (nic_arm_core(cpu->index)) {
         nic_disarm_core(cpu->index); /* a frame slipped in: no sleep */
         return;
@@ -60,6 +63,9 @@ void core_loop(void)
     cpu->online = true;
     while (!__atomic_load_n(&loop_released, __ATOMIC_ACQUIRE)) {
         cpu_relax();
+    }
+    if (cpu->index == 0) {
+        console_start_async(); /* no core waits for the serial line from now on */
     }
     for (;;) {
         cpu->loop_iterations++;

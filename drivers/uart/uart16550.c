@@ -53,6 +53,18 @@ void uart_putc(uint16_t port, uint8_t c)
     outb(port + UART_THR, c);
 }
 
+#define UART_FIFO_BYTES 16 /* 16550A transmit FIFO (enabled in uart_init) */
+
+unsigned uart_tx_fifo_room(uint16_t port)
+{
+    return (inb(port + UART_LSR) & UART_LSR_THR_EMPTY) ? UART_FIFO_BYTES : 0;
+}
+
+void uart_putc_nowait(uint16_t port, uint8_t c)
+{
+    outb(port + UART_THR, c);
+}
+
 int uart_getc(uint16_t port)
 {
     if (!(inb(port + UART_LSR) & UART_LSR_DATA_READY)) {
