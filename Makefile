@@ -48,7 +48,7 @@ KERNEL_SRCS := \
 	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
 	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/intel_ring.c \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
-	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c
+	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
 .PHONY: all setup sources run run-iso test unit test-system bench clean distclean
@@ -145,7 +145,7 @@ run-iso: all
 UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
-	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib
+	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -157,11 +157,12 @@ test_net_local_SRCS := net/local.c net/neigh.c net/inet.c
 test_pkb_SRCS := net/pkb.c
 test_route_SRCS := net/route.c net/inet.c
 test_fib_SRCS := net/fib.c
+test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
 test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
 
 define unit_rule
 build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
-		drivers/nic/*.h tests/fakes/*.h)
+		drivers/nic/*.h tests/fakes/*.h apps/*/*.h)
 	@mkdir -p build/unit
 	$$(HOSTCC) $$(UNIT_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
 endef

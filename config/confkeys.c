@@ -78,6 +78,17 @@ const struct conf_key conf_keys[] = {
         .doc = "Serial console speed in bit/s (always 8 data bits, no parity, 1 stop bit).",
     },
     {
+        .name = "console.watch_seconds",
+        .type = CONF_INT,
+        .def = "0",
+        .min = 0,
+        .max = 3600,
+        .macro = "CONFIG_CONSOLE_WATCH_SECONDS",
+        .doc = "Print the per-second rates of every counter that changed, every this many "
+               "seconds (like ethtool_stats.pl); 0 = off. The `watch` command changes it at run "
+               "time.",
+    },
+    {
         .name = "cores",
         .type = CONF_INT,
         .required = true,

@@ -7,6 +7,7 @@
 #include "loop.h"
 
 #include "apps/fwd/fwd.h"
+#include "apps/stats/stats.h"
 #include "config.h"
 #include "console.h"
 #include "drivers/nic/nic.h"
@@ -50,6 +51,7 @@ static void loop_core0_slow_path(uint64_t now, uint64_t *next_housekeeping)
     console_poll();
     if ((int64_t)(now - *next_housekeeping) >= 0) {
         nic_housekeeping();
+        stats_watch_poll();
         *next_housekeeping = now + time_deadline_us(LOOP_HOUSEKEEPING_US) - rdtsc();
     }
 }

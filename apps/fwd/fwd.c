@@ -165,6 +165,7 @@ static void fwd_arp_request(struct fwd_core *fc, struct fwd_stats *st, struct ni
         st->alloc_fail++;
         return;
     }
+    b->flags = 0; /* pkb_alloc leaves the last user's flags: not a forwarded frame */
     uint8_t *f = b->data;
     memset(f, 0, INET_ETH_MIN_FRAME_BYTES);
     memset(f, 0xFF, 6); /* broadcast */

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "apps/fwd/fwd.h"
+#include "apps/stats/fmt.h"
+#include "apps/stats/json.h"
+#include "config.h"
 #include "console.h"
 #include "drivers/nic/nic.h"
 #include "irq.h"
@@ -89,63 +92,88 @@ static uint64_t stats_queue_irqs(const struct nic_queue *q, unsigned core)
     return s ? s->count : 0;
 }
 
-/* --- stats json: built whole in one buffer, then written as one line ---------------------- */
+/* --- the walk: every counter, in one fixed order ------------------------------------------- */
 
-struct stats_json {
-    char *buf;
-    size_t len;
+/* A walk visits every counter once, in the same order every time, numbering them; views
+ * (json, table, watch) and `clear` are visitors. Fixed order + numbering is what lets `clear`
+ * keep a baseline and `watch` a previous value per counter without naming them. */
+enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE };
+
+struct stats_visitor {
+    void (*begin)(struct stats_visitor *v, enum stats_scope s, unsigned index);
+    void (*end)(struct stats_visitor *v, enum stats_scope s);
+    void (*attr_u64)(struct stats_visitor *v, const char *key, uint64_t value);
+    void (*attr_str)(struct stats_visitor *v, const char *key, const char *value);
+    /* value = raw - baseline (since the last `clear`); idx numbers the counter in the walk */
+    void (*counter)(struct stats_visitor *v, const char *name, uint64_t value, uint64_t raw,
+                    unsigned idx);
 };
 
-static void sj_put(struct stats_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define STATS_MAX_COUNTERS (WS_MAX_CPUS * (16 + NIC_MAX_PORTS * 160) + NIC_MAX_PORTS * 32)
 
-static void sj_put(struct stats_json *j, const char *fmt, ...)
+/* console core only */
+static uint64_t stats_baseline[STATS_MAX_COUNTERS];
+static uint64_t stats_cleared_ns;
+static unsigned stats_ncounters;
+
+struct stats_walk {
+    struct stats_visitor *v;
+    unsigned idx;
+};
+
+static void walk_counter(struct stats_walk *w, const char *name, uint64_t raw)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    if (j->len < STATS_JSON_BYTES) {
-        int n = vsnprintf(j->buf + j->len, STATS_JSON_BYTES - j->len, fmt, ap);
-        j->len += n > 0 ? (size_t)n : 0;
-    }
-    va_end(ap);
+    unsigned i = w->idx++;
+    uint64_t base = i < STATS_MAX_COUNTERS ? stats_baseline[i] : 0;
+    w->v->counter(w->v, name, raw - base, raw, i);
 }
 
-static void sj_counters(struct stats_json *j, const void *base, const struct stats_counter *t,
-                        size_t n)
+static void walk_table(struct stats_walk *w, const void *base, const struct stats_counter *t,
+                       size_t n, const char *prefix)
 {
+    char name[48];
     for (size_t i = 0; i < n; i++) {
-        sj_put(j, ",\"%s\":%llu", t[i].name, (unsigned long long)stats_at(base, t[i].offset));
+        snprintf(name, sizeof(name), "%s%s", prefix, t[i].name);
+        walk_counter(w, name, stats_at(base, t[i].offset));
     }
 }
 
-static void sj_core(struct stats_json *j, unsigned c)
+static void walk_core(struct stats_walk *w, unsigned c)
 {
     const struct percpu *cpu = &percpu_blocks[c];
     const struct pkb_pool *pool = nic_pool(c);
-    sj_put(j, "%s{\"core\":%u,\"apic_id\":%u", c ? "," : "", c, cpu->apic_id);
-    sj_counters(j, cpu, stats_core_counters, NCOUNTERS(stats_core_counters));
-    sj_put(j, ",\"pool_size\":%u,\"pool_free\":%u,\"pool_alloc_fail\":%llu,"
-              "\"pool_foreign_free\":%llu,\"pool_double_free\":%llu}",
-           pool->size, pool->nfree, (unsigned long long)pool->alloc_fail,
-           (unsigned long long)pool->foreign_free, (unsigned long long)pool->double_free);
+    w->v->begin(w->v, SC_CORE, c);
+    w->v->attr_u64(w->v, "core", c);
+    w->v->attr_u64(w->v, "apic_id", cpu->apic_id);
+    walk_table(w, cpu, stats_core_counters, NCOUNTERS(stats_core_counters), "");
+    w->v->attr_u64(w->v, "pool_size", pool->size);
+    w->v->attr_u64(w->v, "pool_free", pool->nfree);
+    walk_counter(w, "pool_alloc_fail", pool->alloc_fail);
+    walk_counter(w, "pool_foreign_free", pool->foreign_free);
+    walk_counter(w, "pool_double_free", pool->double_free);
+    w->v->end(w->v, SC_CORE);
 }
 
-static void sj_queue(struct stats_json *j, const struct nic_port *p, unsigned qi)
+static void walk_queue(struct stats_walk *w, const struct nic_port *p, unsigned qi)
 {
     const struct nic_queue *q = &p->q[qi];
     const struct fwd_stats *f = fwd_stats_of(p->index, qi);
-    sj_put(j, "%s{\"queue\":%u,\"core\":%u,\"irqs\":%llu", qi ? "," : "", qi, qi,
-           (unsigned long long)stats_queue_irqs(q, qi));
-    sj_counters(j, q, stats_queue_counters, NCOUNTERS(stats_queue_counters));
-    sj_counters(j, f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters));
+    char name[48];
+    w->v->begin(w->v, SC_QUEUE, qi);
+    w->v->attr_u64(w->v, "queue", qi);
+    w->v->attr_u64(w->v, "core", qi);
+    walk_counter(w, "irqs", stats_queue_irqs(q, qi));
+    walk_table(w, q, stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
+    walk_table(w, f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
     for (size_t i = 0; i < net_drop_counter_count; i++) {
-        sj_put(j, ",\"drop_%s\":%llu", net_drop_counters[i].name,
-               (unsigned long long)stats_at(&q->local.drop, net_drop_counters[i].offset));
+        snprintf(name, sizeof(name), "drop_%s", net_drop_counters[i].name);
+        walk_counter(w, name, stats_at(&q->local.drop, net_drop_counters[i].offset));
     }
     for (size_t i = 0; i < route_drop_counter_count; i++) {
-        sj_put(j, ",\"route_%s\":%llu", route_drop_counters[i].name,
-               (unsigned long long)stats_at(&f->route, route_drop_counters[i].offset));
+        snprintf(name, sizeof(name), "route_%s", route_drop_counters[i].name);
+        walk_counter(w, name, stats_at(&f->route, route_drop_counters[i].offset));
     }
-    sj_put(j, "}");
+    w->v->end(w->v, SC_QUEUE);
 }
 
 static uint64_t stats_queue_drops(const struct nic_port *p)
@@ -157,137 +185,380 @@ static uint64_t stats_queue_drops(const struct nic_port *p)
     return sum;
 }
 
-static void sj_port(struct stats_json *j, const struct nic_port *p)
+static void walk_port(struct stats_walk *w, const struct nic_port *p)
 {
-    sj_put(j, "%s{\"port\":%u,\"name\":\"%s\",\"chip\":\"%s\",\"link\":%s,\"speed_mbps\":%u,"
-              "\"link_changes\":%llu,\"hw\":{\"rx_queue_drops\":%llu",
-           p->index ? "," : "", p->index, p->name, p->ops->chip, p->link_up ? "true" : "false",
-           p->speed_mbps, (unsigned long long)p->link_changes,
-           (unsigned long long)stats_queue_drops(p));
-    sj_counters(j, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters));
-    sj_put(j, "},\"queues\":[");
+    w->v->begin(w->v, SC_PORT, p->index);
+    w->v->attr_u64(w->v, "port", p->index);
+    w->v->attr_str(w->v, "name", p->name);
+    w->v->attr_str(w->v, "chip", p->ops->chip);
+    w->v->attr_str(w->v, "link", p->link_up ? "true" : "false");
+    w->v->attr_u64(w->v, "speed_mbps", p->speed_mbps);
+    walk_counter(w, "link_changes", p->link_changes);
+    w->v->begin(w->v, SC_HW, p->index);
+    walk_counter(w, "rx_queue_drops", stats_queue_drops(p));
+    walk_table(w, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
+    w->v->end(w->v, SC_HW);
+    w->v->begin(w->v, SC_QUEUES, p->index);
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
-        sj_queue(j, p, qi);
+        walk_queue(w, p, qi);
     }
-    sj_put(j, "]}");
+    w->v->end(w->v, SC_QUEUES);
+    w->v->end(w->v, SC_PORT);
+}
+
+/* stats_walk_all: fresh hardware counters, then every counter in the fixed order. */
+static void stats_walk_all(struct stats_visitor *v)
+{
+    struct stats_walk w = { v, 0 };
+    nic_housekeeping();
+    v->begin(v, SC_CORES, 0);
+    for (unsigned c = 0; c < smp_cores_online(); c++) {
+        walk_core(&w, c);
+    }
+    v->end(v, SC_CORES);
+    v->begin(v, SC_PORTS, 0);
+    for (unsigned i = 0; i < nic_port_count(); i++) {
+        walk_port(&w, nic_port(i));
+    }
+    v->end(v, SC_PORTS);
+    stats_ncounters = w.idx;
+}
+
+/* --- stats json ------------------------------------------------------------------------------ */
+
+struct json_visitor {
+    struct stats_visitor v;
+    struct jw w;
+};
+
+static void jv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index)
+{
+    struct jw *w = &((struct json_visitor *)v)->w;
+    (void)index;
+    switch (s) {
+    case SC_CORES:
+        jw_begin_array(w, "cores");
+        break;
+    case SC_PORTS:
+        jw_begin_array(w, "ports");
+        break;
+    case SC_QUEUES:
+        jw_begin_array(w, "queues");
+        break;
+    case SC_HW:
+        jw_begin_object(w, "hw");
+        break;
+    default:
+        jw_begin_object(w, NULL);
+        break;
+    }
+}
+
+static void jv_end(struct stats_visitor *v, enum stats_scope s)
+{
+    struct jw *w = &((struct json_visitor *)v)->w;
+    if (s == SC_CORES || s == SC_PORTS || s == SC_QUEUES) {
+        jw_end_array(w);
+    } else {
+        jw_end_object(w);
+    }
+}
+
+static void jv_attr_u64(struct stats_visitor *v, const char *key, uint64_t value)
+{
+    jw_u64(&((struct json_visitor *)v)->w, key, value);
+}
+
+static void jv_attr_str(struct stats_visitor *v, const char *key, const char *value)
+{
+    struct jw *w = &((struct json_visitor *)v)->w;
+    if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
+        jw_bool(w, key, value[0] == 't');
+    } else {
+        jw_str(w, key, value);
+    }
+}
+
+static void jv_counter(struct stats_visitor *v, const char *name, uint64_t value, uint64_t raw,
+                       unsigned idx)
+{
+    (void)raw, (void)idx;
+    jw_u64(&((struct json_visitor *)v)->w, name, value);
 }
 
 static void stats_json(void)
 {
     static char buf[STATS_JSON_BYTES]; /* console core only */
-    struct stats_json j = { buf, 0 };
+    struct json_visitor jv = { { jv_begin, jv_end, jv_attr_u64, jv_attr_str, jv_counter }, { 0 } };
 
-    nic_housekeeping(); /* fresh hardware counters */
-    sj_put(&j, "{\"schema\":%d,\"uptime_ns\":%llu,\"tsc_hz\":%llu,\"cores\":[", STATS_JSON_SCHEMA,
-           (unsigned long long)time_ns(), (unsigned long long)time_tsc_hz());
-    for (unsigned c = 0; c < smp_cores_online(); c++) {
-        sj_core(&j, c);
-    }
-    sj_put(&j, "],\"ports\":[");
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        sj_port(&j, nic_port(i));
-    }
-    sj_put(&j, "]}\n");
-    if (j.len >= STATS_JSON_BYTES) {
-        kprintf("error: stats json larger than %d bytes\n", STATS_JSON_BYTES);
+    jw_init(&jv.w, buf, sizeof(buf) - 1);
+    jw_begin_object(&jv.w, NULL);
+    jw_u64(&jv.w, "schema", STATS_JSON_SCHEMA);
+    jw_u64(&jv.w, "uptime_ns", time_ns());
+    jw_u64(&jv.w, "tsc_hz", time_tsc_hz());
+    jw_u64(&jv.w, "cleared_ns", stats_cleared_ns);
+    jw_u64(&jv.w, "console_dropped_bytes", console_output_dropped());
+    stats_walk_all(&jv.v);
+    jw_end_object(&jv.w);
+    if (!jw_ok(&jv.w)) {
+        kprintf("error: stats json does not fit in %d bytes\n", STATS_JSON_BYTES);
         return;
     }
-    console_write(buf, j.len);
+    buf[jv.w.len] = '\n';
+    console_write(buf, jv.w.len + 1);
 }
 
-/* --- human views ----------------------------------------------------------------------------- */
+/* --- clear ----------------------------------------------------------------------------------- */
 
-/* stats_port_arg: "port N" style argument -> port, or NULL with an error printed. */
-static struct nic_port *stats_port_arg(const char *s)
+static void clear_counter(struct stats_visitor *v, const char *name, uint64_t value,
+                          uint64_t raw, unsigned idx)
+{
+    (void)v, (void)name, (void)value;
+    if (idx < STATS_MAX_COUNTERS) {
+        stats_baseline[idx] = raw;
+    }
+}
+
+static void nop_begin(struct stats_visitor *v, enum stats_scope s, unsigned index)
+{
+    (void)v, (void)s, (void)index;
+}
+
+static void nop_end(struct stats_visitor *v, enum stats_scope s)
+{
+    (void)v, (void)s;
+}
+
+static void nop_attr_u64(struct stats_visitor *v, const char *key, uint64_t value)
+{
+    (void)v, (void)key, (void)value;
+}
+
+static void nop_attr_str(struct stats_visitor *v, const char *key, const char *value)
+{
+    (void)v, (void)key, (void)value;
+}
+
+void stats_cmd_clear(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    struct stats_visitor v = { nop_begin, nop_end, nop_attr_u64, nop_attr_str, clear_counter };
+    stats_walk_all(&v);
+    stats_cleared_ns = time_ns();
+    kprintf("counters cleared (%u software views reset; hardware registers untouched)\n",
+            stats_ncounters);
+}
+/* --- the human table (and watch): grouped, only what is non-zero / changed ------------------- */
+
+/* Which part of the walk a view shows: everything, one port, or one core. */
+struct stats_filter {
+    int port; /* -1: any */
+    int core; /* -1: any */
+};
+
+struct table_visitor {
+    struct stats_visitor v;
+    struct stats_filter f;
+    bool watch;          /* print rates of changed counters instead of non-zero totals */
+    uint64_t elapsed_ns; /* watch: since the previous sample */
+    int port, core;      /* current position in the walk */
+    bool in_core;
+    char group[32];      /* label of the current group */
+    char line[160];      /* counters of the current group, flushed at its end */
+    size_t len;
+};
+
+static uint64_t watch_prev[STATS_MAX_COUNTERS]; /* console core: raw values at the last sample */
+
+static bool tv_selected(const struct table_visitor *t)
+{
+    if (t->in_core) {
+        return t->f.port < 0 && (t->f.core < 0 || t->f.core == t->core);
+    }
+    return t->f.core < 0 ? (t->f.port < 0 || t->f.port == t->port) : false;
+}
+
+static void tv_flush(struct table_visitor *t)
+{
+    if (t->len > 0) {
+        kprintf("%-12s%s\n", t->group, t->line);
+        t->len = 0;
+    }
+}
+
+static void tv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index)
+{
+    struct table_visitor *t = (struct table_visitor *)v;
+    tv_flush(t);
+    if (s == SC_CORE) {
+        t->in_core = true, t->core = (int)index;
+        snprintf(t->group, sizeof(t->group), "core%u", index);
+    } else if (s == SC_PORT) {
+        t->in_core = false, t->port = (int)index;
+        snprintf(t->group, sizeof(t->group), "port%u", index);
+    } else if (s == SC_HW) {
+        snprintf(t->group, sizeof(t->group), "port%u hw", index);
+    } else if (s == SC_QUEUE) {
+        snprintf(t->group, sizeof(t->group), "port%d q%u", t->port, index);
+    }
+}
+
+static void tv_end(struct stats_visitor *v, enum stats_scope s)
+{
+    (void)s;
+    tv_flush((struct table_visitor *)v);
+}
+
+static void tv_counter(struct stats_visitor *v, const char *name, uint64_t value, uint64_t raw,
+                       unsigned idx)
+{
+    struct table_visitor *t = (struct table_visitor *)v;
+    char num[FMT_U64_GROUPED_BYTES];
+    uint64_t shown = value;
+    if (t->watch) {
+        uint64_t prev = idx < STATS_MAX_COUNTERS ? watch_prev[idx] : raw;
+        if (idx < STATS_MAX_COUNTERS) {
+            watch_prev[idx] = raw;
+        }
+        if (raw == prev) {
+            return;
+        }
+        shown = fmt_rate_per_sec(raw - prev, t->elapsed_ns);
+    } else if (value == 0) {
+        return;
+    }
+    if (!tv_selected(t)) {
+        return;
+    }
+    fmt_u64_grouped(num, shown);
+    size_t need = strlen(name) + strlen(num) + 5;
+    if (t->len + need >= sizeof(t->line) - 1) {
+        tv_flush(t); /* long groups continue on the next line, same label */
+    }
+    t->len += (size_t)snprintf(t->line + t->len, sizeof(t->line) - t->len, " %s %s%s", name, num,
+                               t->watch ? "/s" : "");
+}
+
+static void stats_table(struct stats_filter f, bool watch, uint64_t elapsed_ns)
+{
+    struct table_visitor t = { { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter },
+                               f, watch, elapsed_ns, -1, -1, false, "", "", 0 };
+    stats_walk_all(&t.v);
+}
+
+/* stats_index_arg: "N" below limit -> N, or -1 with an error printed. */
+static int stats_index_arg(const char *what, const char *s, unsigned limit)
 {
     char *end;
     long n = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || n < 0 || n >= (long)nic_port_count()) {
-        kprintf("error: no port '%s' (ports 0..%d)\n", s, (int)nic_port_count() - 1);
-        return NULL;
+    if (*s == '\0' || *end != '\0' || n < 0 || n >= (long)limit) {
+        kprintf("error: no %s '%s' (%ss 0..%d)\n", what, s, what, (int)limit - 1);
+        return -1;
     }
-    return nic_port((unsigned)n);
+    return (int)n;
 }
 
-static void stats_print_nonzero(const char *indent, const void *base,
-                                const struct stats_counter *t, size_t n)
+static void stats_print_cores_summary(void)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = stats_at(base, t[i].offset);
-        if (v != 0) {
-            kprintf("%s%-24s %20llu\n", indent, t[i].name, (unsigned long long)v);
-        }
+    for (unsigned c = 0; c < smp_cores_online(); c++) {
+        const struct percpu *cpu = &percpu_blocks[c];
+        uint64_t busy = cpu->busy_cycles, idle = cpu->idle_cycles;
+        uint64_t permille = busy + idle ? busy * 1000 / (busy + idle) : 0;
+        kprintf("core%u busy %llu.%llu%%, pool free %u of %u\n", c,
+                (unsigned long long)(permille / 10), (unsigned long long)(permille % 10),
+                nic_pool(c)->nfree, nic_pool(c)->size);
     }
-}
-
-static void stats_print_port(const struct nic_port *p)
-{
-    kprintf("%s (%s, link %s): hardware\n", p->name, p->ops->chip, p->link_up ? "up" : "down");
-    stats_print_nonzero("  ", &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters));
-    uint64_t qdrops = stats_queue_drops(p);
-    if (qdrops) {
-        kprintf("  %-24s %20llu\n", "rx_queue_drops", (unsigned long long)qdrops);
-    }
-    for (unsigned qi = 0; qi < p->nqueues; qi++) {
-        const struct nic_queue *q = &p->q[qi];
-        kprintf("  queue %u (core %u): irqs %llu\n", qi, qi,
-                (unsigned long long)stats_queue_irqs(q, qi));
-        const struct fwd_stats *f = fwd_stats_of(p->index, qi);
-        stats_print_nonzero("    ", q, stats_queue_counters, NCOUNTERS(stats_queue_counters));
-        stats_print_nonzero("    ", f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters));
-        for (size_t i = 0; i < net_drop_counter_count; i++) {
-            uint64_t v = stats_at(&q->local.drop, net_drop_counters[i].offset);
-            if (v != 0) {
-                kprintf("    drop_%-19s %20llu\n", net_drop_counters[i].name,
-                        (unsigned long long)v);
-            }
-        }
-        for (size_t i = 0; i < route_drop_counter_count; i++) {
-            uint64_t v = stats_at(&f->route, route_drop_counters[i].offset);
-            if (v != 0) {
-                kprintf("    route_%-18s %20llu\n", route_drop_counters[i].name,
-                        (unsigned long long)v);
-            }
-        }
-    }
-}
-
-static void stats_print_core(unsigned c)
-{
-    const struct percpu *cpu = &percpu_blocks[c];
-    uint64_t busy = cpu->busy_cycles, idle = cpu->idle_cycles;
-    uint64_t permille = busy + idle ? busy * 1000 / (busy + idle) : 0;
-    kprintf("core %u (apic %u): busy %llu.%llu%%\n", c, cpu->apic_id,
-            (unsigned long long)(permille / 10), (unsigned long long)(permille % 10));
-    stats_print_nonzero("  ", cpu, stats_core_counters, NCOUNTERS(stats_core_counters));
-    const struct pkb_pool *pool = nic_pool(c);
-    kprintf("  %-24s %20u of %u\n", "pool_free", pool->nfree, pool->size);
 }
 
 void stats_cmd_stats(int argc, char **argv)
 {
+    struct stats_filter f = { -1, -1 };
     if (argc == 2 && strcmp(argv[1], "json") == 0) {
         stats_json();
         return;
     }
-    nic_housekeeping();
     if (argc == 3 && strcmp(argv[1], "port") == 0) {
-        struct nic_port *p = stats_port_arg(argv[2]);
-        if (p) {
-            stats_print_port(p);
+        if ((f.port = stats_index_arg("port", argv[2], nic_port_count())) < 0) {
+            return;
         }
+    } else if (argc == 3 && strcmp(argv[1], "core") == 0) {
+        if ((f.core = stats_index_arg("core", argv[2], smp_cores_online())) < 0) {
+            return;
+        }
+    } else if (argc == 2 && strcmp(argv[1], "tcp") == 0) {
+        kprintf("error: no TCP counters yet (the TCP/UDP sink is not built in)\n");
+        return;
+    } else if (!(argc == 1 || (argc == 2 && strcmp(argv[1], "all") == 0))) {
+        kprintf("error: usage: stats [all | json | port N | core N | tcp]\n");
         return;
     }
-    if (argc != 1) {
-        kprintf("error: usage: stats [json | port N]\n");
+    kprintf("counters since %s (non-zero only)\n", stats_cleared_ns ? "the last clear" : "boot");
+    stats_table(f, false, 0);
+    if (f.port < 0) {
+        stats_print_cores_summary();
+    }
+}
+
+/* --- watch: per-second deltas of what changed ------------------------------------------------ */
+
+static uint64_t watch_interval_ns = (uint64_t)CONFIG_CONSOLE_WATCH_SECONDS * 1000000000ULL;
+static uint64_t watch_last_ns;
+
+/* watch_sample: print the rates of every counter that changed since the previous sample. */
+static void watch_sample(uint64_t now)
+{
+    uint64_t elapsed = now - watch_last_ns;
+    struct stats_filter all = { -1, -1 };
+    char secs[FMT_U64_GROUPED_BYTES];
+    watch_last_ns = now;
+    fmt_u64_grouped(secs, elapsed / 1000000);
+    kprintf("watch: rates over the last %s ms\n", secs);
+    stats_table(all, true, elapsed);
+}
+
+void stats_watch_poll(void)
+{
+    if (watch_interval_ns == 0) {
         return;
     }
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        stats_print_port(nic_port(i));
+    uint64_t now = time_ns();
+    if (now - watch_last_ns >= watch_interval_ns) {
+        watch_sample(now);
     }
-    for (unsigned c = 0; c < smp_cores_online(); c++) {
-        stats_print_core(c);
+}
+
+/* watch_prime: take a silent sample so the first printed one shows only new changes. */
+static void watch_prime(void)
+{
+    struct table_visitor t = { { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter },
+                               { -2, -2 }, true, 1, -1, -1, false, "", "", 0 };
+    stats_walk_all(&t.v); /* filter matches nothing: records, prints nothing */
+    watch_last_ns = time_ns();
+}
+
+void stats_cmd_watch(int argc, char **argv)
+{
+    if (argc == 1) {
+        kprintf("watch is %s", watch_interval_ns ? "on" : "off");
+        if (watch_interval_ns) {
+            kprintf(", every %llu s", (unsigned long long)(watch_interval_ns / 1000000000ULL));
+        }
+        kprintf("\n");
+        return;
     }
+    char *end;
+    long secs = strtol(argv[1], &end, 10);
+    if (strcmp(argv[1], "off") == 0) {
+        watch_interval_ns = 0;
+    } else if (strcmp(argv[1], "on") == 0 || (*end == '\0' && secs >= 1 && secs <= 3600)) {
+        uint64_t s = strcmp(argv[1], "on") == 0 ? 1 : (uint64_t)secs;
+        watch_prime();
+        watch_interval_ns = s * 1000000000ULL;
+    } else {
+        kprintf("error: usage: watch [on | off | <seconds 1..3600>]\n");
+        return;
+    }
+    kprintf("watch %s\n", watch_interval_ns ? "on" : "off");
 }
 
 void stats_cmd_ports(int argc, char **argv)
@@ -312,13 +583,15 @@ void stats_cmd_ports(int argc, char **argv)
 
 void stats_cmd_rings(int argc, char **argv)
 {
-    struct nic_port *p = argc == 2 ? stats_port_arg(argv[1]) : NULL;
     if (argc != 2) {
         kprintf("error: usage: rings <port>\n");
-    }
-    if (p == NULL) {
         return;
     }
+    int n = stats_index_arg("port", argv[1], nic_port_count());
+    if (n < 0) {
+        return;
+    }
+    struct nic_port *p = nic_port((unsigned)n);
     kprintf("%-5s %6s %6s %6s %6s | %6s %6s %6s %6s %6s\n", "queue", "RDH", "RDT", "rx_ntc",
             "rx_ntu", "TDH", "TDT", "tx_ntc", "tx_ntu", "flight");
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
@@ -334,11 +607,12 @@ void stats_cmd_rings(int argc, char **argv)
 
 void stats_cmd_regs(int argc, char **argv)
 {
-    struct nic_port *p = argc == 2 ? stats_port_arg(argv[1]) : NULL;
+    int n = argc == 2 ? stats_index_arg("port", argv[1], nic_port_count()) : -1;
     if (argc != 2) {
         kprintf("error: usage: regs <port>\n");
     }
-    if (p != NULL) {
+    if (n >= 0) {
+        struct nic_port *p = nic_port((unsigned)n);
         kprintf("%s (%s) registers:\n", p->name, p->ops->chip);
         p->ops->dump_regs(p);
     }

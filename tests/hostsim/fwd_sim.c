@@ -30,6 +30,7 @@
 
 #define SIM_MODE (CONFIG_MODE_ROUTER ? "router" : "wire")
 #define SIM_FLOWS 256
+#define SIM_RUN 8 /* a flow sends trains of SIM_RUN frames: reordering inside a burst shows */
 #define SIM_FRAME_BYTES 60 /* a 64-byte frame less the FCS the NIC strips */
 #define SIM_IP_OFF 14
 #define SIM_UDP_OFF 34
@@ -49,6 +50,7 @@
 #define SIM_IP_HOST_A 0xc6120002u /* 198.18.0.2, on port0: the sender */
 #define SIM_IP_HOST_B 0xc6130002u /* 198.19.0.2, on port1: the next hop */
 #define SIM_NET_VIA_B 0xc6336400u /* 198.51.100.0/24 via 198.19.0.2 (its lower /25 only) */
+#define SIM_IP_NOBODY 0xc613004du /* 198.19.0.77, on port1's subnet: never answers ARP */
 static const uint8_t sim_mac_host_a[6] = { 0x02, 0xaa, 0x00, 0x00, 0x00, 0x02 };
 static const uint8_t sim_mac_host_b[6] = { 0x02, 0xbb, 0x00, 0x00, 0x00, 0x02 };
 
@@ -63,6 +65,7 @@ enum sim_bad {
     BAD_ETH_MCAST,      /* route: eth_dst_group */
     BAD_DIRECTED_BCAST, /* fwd: dst_directed_broadcast (198.19.0.255) */
     BAD_OTHER_PORT,     /* fwd: dst_other_port_address (port1's address, arriving on port0) */
+    BAD_UNRESOLVED,     /* fwd: arp_unresolved (+ ARP request for 198.19.0.77, rate limited) */
     BAD_IPV6,           /* local: eth_unsupported_type */
     BAD_SHORT_IPV4,     /* local: ip_truncated (20 bytes) */
     BAD_RX_ERROR,       /* ring: errors (RXE in the write-back) */
@@ -72,7 +75,7 @@ enum sim_bad {
 };
 static const char *const sim_bad_names[BAD_KINDS] = {
     "ip_csum", "ttl1", "dst_martian", "no_route", "ip_version", "eth_mcast", "directed_bcast",
-    "other_port_addr", "ipv6", "short_ipv4", "rx_error", "oversize", "zero_len",
+    "other_port_addr", "unresolved", "ipv6", "short_ipv4", "rx_error", "oversize", "zero_len",
 };
 
 static bool sim_bad_is_ring_level(enum sim_bad k)
@@ -96,7 +99,7 @@ struct sim {
     bool quiet;
     uint64_t rng;
 
-    /* generator: stream frame i belongs to flow i % SIM_FLOWS with sequence i / SIM_FLOWS */
+    /* generator: stream frame i, of flow sim_flow_of(i), sequence sim_seq_of(i) */
     uint64_t cursor[WS_MAX_CPUS]; /* next stream index for queue q */
     uint64_t injected;
     unsigned bad_planned, bad_sent;
@@ -105,10 +108,11 @@ struct sim {
     unsigned npass;
 
     /* port1's receiver: the stream checker */
-    uint64_t next_seq[SIM_FLOWS];
-    uint64_t arrived, lost, reordered;
+    uint64_t next_seq[SIM_FLOWS]; /* one past the highest sequence seen, per flow */
+    uint8_t *seen;                /* one bit per stream frame index */
+    uint64_t arrived, unique, lost, reordered, duplicates;
     uint64_t bad_len, bad_mac, bad_ttl, bad_csum, bad_payload;
-    uint64_t p1_probes, p1_arp_requests, p1_unexpected;
+    uint64_t p1_probes, p1_arp_requests, p1_arp_nobody, p1_unexpected;
     unsigned hostb_replies_due;
 
     /* port0's sender side: what comes back to host A */
@@ -207,6 +211,26 @@ static void sim_report_frame(struct sim *s, uint64_t count, const char *what, co
 static unsigned sim_flow_queue(const struct sim *s, unsigned flow)
 {
     return flow % s->ncores; /* the fake has no RSS: pin each flow to one queue, as RSS would */
+}
+
+/* The stream: blocks of SIM_FLOWS * SIM_RUN frames, in which flow 0 sends SIM_RUN frames, then
+ * flow 1, and so on. */
+static unsigned sim_flow_of(uint64_t i)
+{
+    return (unsigned)(i % (SIM_FLOWS * SIM_RUN) / SIM_RUN);
+}
+
+static uint32_t sim_seq_of(uint64_t i)
+{
+    return (uint32_t)(i / (SIM_FLOWS * SIM_RUN) * SIM_RUN + i % SIM_RUN);
+}
+
+/* sim_flow_frames: how many of the first n stream frames flow f sends. */
+static uint64_t sim_flow_frames(uint64_t n, unsigned f)
+{
+    uint64_t rest = n % (SIM_FLOWS * SIM_RUN), before = (uint64_t)f * SIM_RUN;
+    uint64_t tail = rest <= before ? 0 : rest - before < SIM_RUN ? rest - before : SIM_RUN;
+    return n / (SIM_FLOWS * SIM_RUN) * SIM_RUN + tail;
 }
 
 /* sim_flow_dst: one flow in 8 goes to host B itself (connected route), the rest to the network
@@ -327,6 +351,9 @@ static uint16_t sim_build_bad(uint8_t *f, enum sim_bad k, unsigned idx, uint32_t
     case BAD_OTHER_PORT:
         st32(ip + 16, SIM_IP_PORT1);
         break;
+    case BAD_UNRESOLVED:
+        st32(ip + 16, SIM_IP_NOBODY);
+        break;
     case BAD_IPV6:
         st16(f + 12, 0x86dd);
         return len;
@@ -370,7 +397,7 @@ static bool sim_rx(struct sim *s, unsigned port, unsigned q, const uint8_t *f, u
 static uint64_t sim_next_index(const struct sim *s, unsigned q)
 {
     uint64_t i = s->cursor[q];
-    while (i < s->nframes && sim_flow_queue(s, (unsigned)(i % SIM_FLOWS)) != q) {
+    while (i < s->nframes && sim_flow_queue(s, sim_flow_of(i)) != q) {
         i++;
     }
     return i;
@@ -417,7 +444,7 @@ static unsigned sim_inject(struct sim *s, unsigned q, unsigned n)
         if (i >= s->nframes) {
             break;
         }
-        sim_build(f, (unsigned)(i % SIM_FLOWS), (uint32_t)(i / SIM_FLOWS), SIM_MAGIC_STREAM);
+        sim_build(f, sim_flow_of(i), sim_seq_of(i), SIM_MAGIC_STREAM);
         if (!sim_rx(s, 0, q, f, SIM_FRAME_BYTES, 0)) {
             break;
         }
@@ -468,33 +495,47 @@ static void sim_check_stream(struct sim *s, const uint8_t *f, uint16_t len)
         }
     }
     s->arrived++;
-    if (seq == s->next_seq[flow]) {
-        s->next_seq[flow]++;
-    } else if (seq > s->next_seq[flow]) {
-        s->lost += seq - s->next_seq[flow];
-        s->next_seq[flow] = (uint64_t)seq + 1;
-    } else {
-        s->reordered++; /* older than one already seen: out of order, or a duplicate */
-        if (s->reordered <= SIM_MAX_REPORTS) {
-            sim_fail(s, "flow %u: seq %" PRIu32 " after %" PRIu64, flow, seq,
-                     s->next_seq[flow] - 1);
+    uint64_t i = (uint64_t)(seq / SIM_RUN) * (SIM_FLOWS * SIM_RUN) + flow * SIM_RUN + seq % SIM_RUN;
+    if (i >= s->nframes) {
+        sim_report_frame(s, ++s->bad_payload, "stream frame never sent", f, len);
+        return;
+    }
+    if (s->seen[i / 8] & (1u << (i % 8))) {
+        if (++s->duplicates <= SIM_MAX_REPORTS) {
+            sim_fail(s, "flow %u: seq %" PRIu32 " twice", flow, seq);
         }
+        return;
+    }
+    s->seen[i / 8] |= (uint8_t)(1u << (i % 8));
+    s->unique++;
+    if (seq >= s->next_seq[flow]) {
+        s->next_seq[flow] = (uint64_t)seq + 1;
+    } else if (++s->reordered <= SIM_MAX_REPORTS) {
+        sim_fail(s, "flow %u: seq %" PRIu32 " after %" PRIu64, flow, seq, s->next_seq[flow] - 1);
     }
 }
 
-/* sim_host_b_arp: host B sees the router ask for it and answers, as a real host would. */
+/* sim_host_b_arp: host B sees the router ask for it and answers, as a real host would; a
+ * request for SIM_IP_NOBODY goes unanswered. */
 static void sim_host_b_arp(struct sim *s, const uint8_t *f, uint16_t len)
 {
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     uint8_t port1_mac[6], want[SIM_FRAME_BYTES];
     sim_port_mac(1, port1_mac);
-    sim_build_arp(want, 1, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, port1_mac,
-                  SIM_IP_PORT1, (const uint8_t[6]){ 0 }, SIM_IP_HOST_B);
-    if (len != SIM_FRAME_BYTES || memcmp(f, want, SIM_FRAME_BYTES) != 0) {
-        sim_report_frame(s, ++s->p1_unexpected, "port1: not the expected ARP request", f, len);
+    sim_build_arp(want, 1, bcast, port1_mac, SIM_IP_PORT1, (const uint8_t[6]){ 0 },
+                  SIM_IP_HOST_B);
+    if (len == SIM_FRAME_BYTES && memcmp(f, want, SIM_FRAME_BYTES) == 0) {
+        s->p1_arp_requests++;
+        s->hostb_replies_due++;
         return;
     }
-    s->p1_arp_requests++;
-    s->hostb_replies_due++;
+    sim_build_arp(want, 1, bcast, port1_mac, SIM_IP_PORT1, (const uint8_t[6]){ 0 },
+                  SIM_IP_NOBODY);
+    if (len == SIM_FRAME_BYTES && memcmp(f, want, SIM_FRAME_BYTES) == 0) {
+        s->p1_arp_nobody++;
+        return;
+    }
+    sim_report_frame(s, ++s->p1_unexpected, "port1: not an expected ARP request", f, len);
 }
 
 static bool sim_match_passthrough(struct sim *s, const uint8_t *f, uint16_t len)
@@ -705,7 +746,8 @@ struct sim_totals {
     uint64_t wire_rx, missed, violations, rx_packets, rx_errors, rx_oversize, rx_no_buffer;
     uint64_t outcomes, forwarded[SIM_PORTS], fwd_drops, route_drops, local, no_address;
     uint64_t arp_requests_sent, icmp_sent, icmp_limited, alloc_fail, replies;
-    uint64_t tx_done[SIM_PORTS], tx_wire[SIM_PORTS], tx_ring_full, tx_bad_len;
+    uint64_t tx_done[SIM_PORTS], tx_forwarded[SIM_PORTS], tx_wire[SIM_PORTS];
+    uint64_t tx_ring_full, tx_bad_len;
     struct route_drop_stats route;
     struct net_drop_stats local_drop;
     uint64_t no_route, directed_bcast, other_port, arp_unresolved;
@@ -753,6 +795,7 @@ static void sim_books(struct sim *s, struct sim_totals *t)
             t->alloc_fail += st->alloc_fail;
             t->replies += q->local.arp_requests_answered + q->local.icmp_echo_answered;
             t->tx_done[p] += q->tx.stats.packets;
+            t->tx_forwarded[p] += q->tx.stats.forwarded;
             t->tx_wire[p] += sq->ntx.frames;
             t->tx_ring_full += q->tx.stats.ring_full;
             t->tx_bad_len += q->tx.stats.bad_len;
@@ -795,9 +838,13 @@ static void sim_check_malformed(struct sim *s, const struct sim_totals *t)
     sim_expect(s, "fwd no_route", t->no_route, n[BAD_NO_ROUTE]);
     sim_expect(s, "fwd dst_directed_broadcast", t->directed_bcast, n[BAD_DIRECTED_BCAST]);
     sim_expect(s, "fwd dst_other_port_address", t->other_port, n[BAD_OTHER_PORT]);
-    sim_expect(s, "fwd arp_unresolved (the setup probe only)", t->arp_unresolved, 1);
+    sim_expect(s, "fwd arp_unresolved (the setup probe + unresolved)", t->arp_unresolved,
+               1 + n[BAD_UNRESOLVED]);
     sim_expect(s, "fwd drops (all reasons)", t->fwd_drops,
-               n[BAD_NO_ROUTE] + n[BAD_DIRECTED_BCAST] + n[BAD_OTHER_PORT] + 1);
+               n[BAD_NO_ROUTE] + n[BAD_DIRECTED_BCAST] + n[BAD_OTHER_PORT] + n[BAD_UNRESOLVED] +
+                   1);
+    sim_expect(s, "ARP requests for 198.19.0.77 (at least one)",
+               n[BAD_UNRESOLVED] && s->p1_arp_nobody == 0, 0);
     sim_expect(s, "local eth_unsupported_type", t->local_drop.eth_unsupported_type, n[BAD_IPV6]);
     sim_expect(s, "local ip_truncated", t->local_drop.ip_truncated, n[BAD_SHORT_IPV4]);
     /* local: the 2 ARP frames of the setup, plus the two kinds above */
@@ -822,6 +869,10 @@ static void sim_check_books(struct sim *s, const struct sim_totals *t)
     sim_expect(s, "forwarded (port0 ingress)", t->forwarded[0],
                s->nframes + probes + (CONFIG_MODE_ROUTER ? 0 : s->npass));
     sim_expect(s, "forwarded (port1 ingress)", t->forwarded[1], 0);
+    sim_expect(s, "egress port1 forwarded TX completions = forwarded", t->tx_forwarded[1],
+               t->forwarded[0]);
+    sim_expect(s, "egress port0 forwarded TX completions = forwarded", t->tx_forwarded[0],
+               t->forwarded[1]);
     sim_expect(s, "egress port1 TX completions = forwarded + ARP requests", t->tx_done[1],
                t->forwarded[0] + t->arp_requests_sent);
     sim_expect(s, "egress port0 TX completions = replies + ICMP errors", t->tx_done[0],
@@ -835,24 +886,24 @@ static void sim_check_books(struct sim *s, const struct sim_totals *t)
     sim_expect(s, "TX bad_len drops", t->tx_bad_len, 0);
     sim_expect(s, "RX refills short of buffers", t->rx_no_buffer, 0);
     sim_expect(s, "fwd alloc_fail", t->alloc_fail, 0);
-    sim_expect(s, "ARP requests sent by the router", t->arp_requests_sent, probes);
+    sim_expect(s, "ARP requests sent by the router = seen on port1", t->arp_requests_sent,
+               s->p1_arp_requests + s->p1_arp_nobody);
+    sim_expect(s, "ARP requests for host B", s->p1_arp_requests, probes);
 }
 
 /* sim_check_stream_totals: every flow complete, nothing else on port1 or back on port0. */
 static void sim_check_stream_totals(struct sim *s)
 {
+    uint64_t sent = 0;
     for (unsigned f = 0; f < SIM_FLOWS; f++) {
-        uint64_t want = s->nframes / SIM_FLOWS + (f < s->nframes % SIM_FLOWS);
-        if (s->next_seq[f] < want) {
-            s->lost += want - s->next_seq[f];
-        } else if (s->next_seq[f] > want) {
-            sim_fail(s, "flow %u: seq %" PRIu64 " seen, only %" PRIu64 " sent", f,
-                     s->next_seq[f] - 1, want);
-        }
+        sent += sim_flow_frames(s->nframes, f);
     }
+    sim_expect(s, "stream frames sent (generator self-check)", sent, s->nframes);
+    s->lost = s->nframes - s->unique;
     sim_expect(s, "stream frames arrived on port1", s->arrived, s->nframes);
     sim_expect(s, "stream frames lost", s->lost, 0);
     sim_expect(s, "stream frames reordered", s->reordered, 0);
+    sim_expect(s, "stream frames duplicated", s->duplicates, 0);
     sim_expect(s, "stream frames with a bad length", s->bad_len, 0);
     sim_expect(s, "stream frames with wrong MACs", s->bad_mac, 0);
     sim_expect(s, "stream frames with a wrong TTL", s->bad_ttl, 0);
@@ -998,7 +1049,8 @@ int main(int argc, char **argv)
         return 2;
     }
     s->pass = calloc(s->bad_planned + 1, sizeof(*s->pass));
-    if (s->pass == NULL || !sim_bring_up(s)) {
+    s->seen = calloc(s->nframes / 8 + 1, 1);
+    if (s->pass == NULL || s->seen == NULL || !sim_bring_up(s)) {
         return 1;
     }
     if (CONFIG_MODE_ROUTER) {
@@ -1008,23 +1060,50 @@ int main(int argc, char **argv)
     s->poll_tsc = 0;
     sim_run(s);
     sim_check_stream_totals(s);
+    unsigned failures = s->failures;
     sim_books(s, &t);
     sim_check_books(s, &t);
     sim_check_malformed(s, &t);
+    bool books_ok = s->failures == failures;
+    failures = s->failures;
     sim_check_pools(s);
+    bool pools_ok = s->failures == failures;
 
+    if (!s->quiet && s->bad_sent != 0) {
+        printf("hostsim %s: malformed frames by kind:", SIM_MODE);
+        for (unsigned k = 0; k < BAD_KINDS; k++) {
+            printf(" %s %u%s", sim_bad_names[k], s->bad_count[k],
+                   CONFIG_MODE_ROUTER || sim_bad_is_ring_level(k) ? "" : " (passed through)");
+        }
+        printf("\n");
+    }
     s->rdtsc_cost = sim_rdtsc_cost();
     uint64_t fwd = t.forwarded[0] ? t.forwarded[0] : 1;
     uint64_t tsc = s->poll_tsc > s->polls * s->rdtsc_cost ? s->poll_tsc - s->polls * s->rdtsc_cost
                                                           : 0;
+    char bad[96];
+    if (CONFIG_MODE_ROUTER) {
+        snprintf(bad, sizeof(bad), "%u malformed dropped and counted", s->bad_sent);
+    } else {
+        snprintf(bad, sizeof(bad), "%u malformed (%u dropped and counted, %u passed unchanged)",
+                 s->bad_sent, s->bad_sent - s->npass, s->npass);
+    }
     printf("hostsim %s: %" PRIu64 " frames, %" PRIu64 " lost, %" PRIu64 " reordered, %" PRIu64
-           " corrupt, %u malformed (%" PRIu64 " dropped and counted), %u cores, %" PRIu64
-           " polls, pools full%s, %.1f TSC cycles/packet in fwd_poll_core\n",
-           SIM_MODE, s->arrived, s->lost, s->reordered,
-           s->bad_len + s->bad_mac + s->bad_ttl + s->bad_csum + s->bad_payload, s->bad_sent,
-           (uint64_t)s->bad_sent - s->npass, s->ncores, s->polls,
-           s->failures ? "?" : ", counters conserve", (double)tsc / (double)fwd);
+           " duplicated, %" PRIu64 " corrupt, %s, %u core%s, %s, %s; %.1f TSC cycles/packet in "
+           "fwd_poll_core\n",
+           SIM_MODE, s->arrived, s->lost, s->reordered, s->duplicates,
+           s->bad_len + s->bad_mac + s->bad_ttl + s->bad_csum + s->bad_payload, bad, s->ncores,
+           s->ncores == 1 ? "" : "s",
+           books_ok ? "counters conserve" : "COUNTERS DO NOT ADD UP",
+           pools_ok ? "pools full" : "POOLS NOT FULL", (double)tsc / (double)fwd);
+    if (s->bench) {
+        /* For tests/bench/fwd_bench.sh: what to divide callgrind's count by. */
+        printf("hostsim %s bench: forwarded %" PRIu64 " polls %" PRIu64 " burst %d tsc_per_packet "
+               "%.1f\n", SIM_MODE, t.forwarded[0], s->polls, CONFIG_NIC_BURST,
+               (double)tsc / (double)fwd);
+    }
     free(s->pass);
+    free(s->seen);
     sim_platform_free();
     if (s->failures != 0) {
         fprintf(stderr, "hostsim %s: %u check(s) failed\n", SIM_MODE, s->failures);

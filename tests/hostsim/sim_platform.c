@@ -121,7 +121,7 @@ struct pci_dev *pci_device(unsigned i)
 
 const char *pci_bdf(const struct pci_dev *d, char *buf)
 {
-    snprintf(buf, 13, "%04x:%02x:%02x.%x", d->segment, d->bus, d->dev, d->fn);
+    snprintf(buf, 13, "%04x:%02x:%02x.%u", d->segment, d->bus, d->dev & 0x1fu, d->fn & 7u);
     return buf;
 }
 

@@ -24,9 +24,15 @@ BOOT_TIMEOUT_S = 90
 
 class Guest:
     def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=(),
-                 monitor=True, machine="q35"):
-        cpu = ["-cpu", "host,-arch-capabilities"] if accel == "kvm" else ["-cpu", "max"]
-        boot = ["-kernel", kernel] if kernel else ["-cdrom", iso, "-boot", "d"]
+                 monitor=True, machine="q35", bios=None, cpu=None):
+        """kernel: boot it with -kernel; iso: boot it as a CD-ROM; neither: the boot device is
+        in extra (a USB stick, a NIC with -boot n). bios: firmware image for -bios (e.g.
+        OVMF); cpu: a -cpu model instead of the default for the accelerator."""
+        if cpu is None:
+            cpu = "host,-arch-capabilities" if accel == "kvm" else "max"
+        cpu = ["-cpu", cpu]
+        boot = (["-kernel", kernel] if kernel else ["-cdrom", iso, "-boot", "d"] if iso else [])
+        boot += ["-bios", bios] if bios else []
         self.cmd = (["qemu-system-x86_64", "-machine", machine, "-accel", accel] + cpu +
                     ["-smp", str(smp), "-m", mem, "-display", "none", "-no-reboot",
                      "-serial", "stdio"] + (["-monitor", "none"] if monitor else []) +

@@ -1,0 +1,115 @@
+#!/bin/sh
+# tests/bench/fwd_bench.sh: what forwarding one 64-byte packet costs the appliance, on the host,
+# in wire and router mode. Builds tests/hostsim/fwd_sim per mode with the firmware's code
+# generation (-O2, frame pointers, -ffreestanding, no red zone) for the appliance's files and
+# then, per mode:
+#   1. the full checked run (FULL frames, 4 cores, malformed frames mixed in): its summary line;
+#   2. instructions per forwarded packet: callgrind counts only inside fwd_poll_core
+#      (--toggle-collect), which holds the ring RX/TX and the forwarding; the fake NIC and the
+#      checks run between the calls. --bench: 1 core, exactly one 32-frame burst per pass, so the
+#      count is the steady state at burst 32 (setup ARP and final drain: < 0.01%). Deterministic;
+#   3. TSC cycles per packet around the fwd_poll_core calls of the same --bench run at FULL
+#      frames, best of RUNS (not deterministic: the host's clock, caches and neighbours).
+# Numbers, never pass/fail (the README's targets are printed alongside for reference).
+#
+# Usage: tests/bench/fwd_bench.sh   (from anywhere; env: CC, OUT=build/bench, N=1048576,
+#        FULL=10000000, RUNS=3)
+set -eu
+cd "$(dirname "$0")/../.."
+CC=${CC:-gcc}
+OUT=${OUT:-build/bench}
+N=${N:-1048576}
+FULL=${FULL:-10000000}
+RUNS=${RUNS:-3}
+
+# The appliance's files (what runs inside fwd_poll_core, and its bring-up), compiled like the
+# firmware (KCFLAGS in the Makefile, less newlib's headers and -nostdinc); the harness, the fake
+# NIC and the platform stand-ins are ordinary host code.
+FW_SRCS="apps/fwd/fwd.c drivers/nic/nic.c drivers/nic/intel_ring.c net/pkb.c net/fib.c \
+net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c"
+SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c"
+FW_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
+-mcmodel=small -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables"
+SIM_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-pie -fno-omit-frame-pointer"
+
+make --no-print-directory build/host/genconfig >/dev/null
+
+# build MODE CONF: $OUT/fwd_sim_MODE against CONF's generated header.
+build() {
+    dir="$OUT/fwd_sim_$1.d"
+    mkdir -p "$dir/gen"
+    build/host/genconfig "$2" "$dir/gen/config.h" >/dev/null
+    objs=""
+    for src in $FW_SRCS; do
+        obj="$dir/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
+        # -iquote, not -I, for kernel/: its time.h must not shadow the C library's <time.h>.
+        # shellcheck disable=SC2086 # word splitting of the flag lists is wanted
+        "$CC" $FW_CFLAGS -I. -iquote kernel -iquote "$dir/gen" -c "$src" -o "$obj"
+        objs="$objs $obj"
+    done
+    # shellcheck disable=SC2086
+    "$CC" $SIM_CFLAGS -I. -iquote kernel -iquote "$dir/gen" $SIM_SRCS $objs -no-pie \
+        -o "$OUT/fwd_sim_$1"
+}
+
+# field NAME LINE: the number after NAME in the sim's "bench:" line.
+field() {
+    echo "$2" | sed -n "s/.* $1 \([0-9.]*\).*/\1/p"
+}
+
+mkdir -p "$OUT"
+build wire config/wire.conf
+build router config/default.conf
+
+echo "== checked runs ($FULL frames, 4 cores, malformed frames mixed in)"
+for mode in wire router; do
+    "$OUT/fwd_sim_$mode" --quiet --frames "$FULL"
+done
+
+have_valgrind=1
+command -v valgrind >/dev/null 2>&1 || have_valgrind=0
+for mode in wire router; do
+    target=60
+    [ "$mode" = router ] && target=100
+    echo "== $mode"
+    if [ "$have_valgrind" = 1 ]; then
+        cg="$OUT/fwd_bench_$mode.callgrind"
+        line=$(valgrind --tool=callgrind --toggle-collect=fwd_poll_core \
+            --callgrind-out-file="$cg" "$OUT/fwd_sim_$mode" --bench --cores 1 --quiet \
+            --frames "$N" 2>/dev/null | grep ' bench: ')
+        fwd=$(field forwarded "$line")
+        ir=$(sed -n 's/^summary: //p' "$cg")
+        awk -v m="$mode" -v ir="$ir" -v n="$fwd" -v t="$target" 'BEGIN {
+            printf "%s: %.1f instructions/packet (callgrind Ir in fwd_poll_core / %d forwarded, " \
+                   "burst 32; target <= %d)\n", m, ir / n, n, t }'
+        # Where they go: each function's own instructions per packet (inlined code is charged
+        # to the file it came from, e.g. ./net/inet.h), then a check that nothing of the fake
+        # NIC or the harness was counted.
+        callgrind_annotate --threshold=99.5 "$cg" 2>/dev/null |
+            awk -v n="$fwd" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ {
+                v = $1; gsub(",", "", v); f = $3;
+                sub(/^.*\//, "", f);
+                if (v / n >= 0.5) printf "    %6.1f  %s\n", v / n, f }'
+        foreign=$(callgrind_annotate --threshold=100 "$cg" 2>/dev/null |
+            awk '/^ *[0-9,]+ \(/ && /fake_inic|fwd_sim\.c|sim_wire|sim_rx|sim_on_port/ {
+                v = $1; gsub(",", "", v); s += v } END { print s + 0 }')
+        tns=$(callgrind_annotate --threshold=100 "$cg" 2>/dev/null |
+            awk '/^ *[0-9,]+ \(/ && /:time_ns / { v = $1; gsub(",", "", v); print v; exit }')
+        polls=$(field polls "$line")
+        echo "    (fake NIC / harness instructions counted: $foreign; time_ns stub:" \
+            "${tns:-0} Ir over $polls+ calls)"
+    else
+        echo "$mode: valgrind not installed: no instruction count"
+    fi
+    best=""
+    run=0
+    while [ "$run" -lt "$RUNS" ]; do
+        line=$("$OUT/fwd_sim_$mode" --bench --cores 1 --quiet --frames "$FULL" | grep ' bench: ')
+        c=$(field tsc_per_packet "$line")
+        best=$(awk -v a="$c" -v b="${best:-$c}" 'BEGIN { print (a < b ? a : b) }')
+        run=$((run + 1))
+    done
+    echo "$mode: $best cycles/packet (TSC around fwd_poll_core, -O2, $FULL packets, burst 32," \
+        "best of $RUNS; varies from run to run)"
+done
