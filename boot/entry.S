@@ -6,9 +6,27 @@
  * with 0..4 GiB identity mapped by 2 MiB pages (the top GiB, which holds the LAPIC, I/O APIC,
  * HPET and 32-bit PCI BARs, uncached) and SSE enabled. kernel/vm.c later replaces these tables
  * with ones built from the memory map. Intel SDM Vol. 3A section 9.8.5 (initializing IA-32e mode).
+ * The same path serves every loader: QEMU -kernel and iPXE (Multiboot 1), GRUB on BIOS and GRUB on
+ * UEFI (Multiboot 2: GRUB calls ExitBootServices, leaves long mode and enters here; docs/deploy.md).
  */
 #include "boot/bootdefs.h"
+#include "config.h"
 #include "kernel/param.h"
+
+/* CR0 bits only this file touches (SDM 3A 2.5). */
+#define CR0_TS 0x00000008
+#define CR0_NW 0x20000000
+#define CR0_CD 0x40000000
+
+/* 16550 registers for the early message (offsets from CONFIG_CONSOLE_PORT; drivers/uart has the
+ * real driver, which takes over in kmain). */
+#define EARLY_UART_DIVISOR (115200 / CONFIG_CONSOLE_BAUD) /* 1.8432 MHz / 16 = 115200 */
+#define EARLY_UART_LCR_DLAB 0x80
+#define EARLY_UART_LCR_8N1 0x03
+#define EARLY_UART_MCR_DTR_RTS 0x03
+#define EARLY_UART_LSR_THR_EMPTY 0x20
+#define EARLY_VGA_TEXT 0xB8000
+#define EARLY_VGA_ALERT 0x4F /* white on red */
 
     .section .text.boot, "ax"
     .code32
@@ -80,11 +98,21 @@ build_boot_page_tables:
     jb 2b
     ret
 
-/* enter_long_mode_32: PAE + SSE in CR4, CR3, EFER.LME, then paging (SDM 3A 9.8.5 steps 1-5). */
+/*
+ * enter_long_mode_32: PAE + SSE in CR4, CR3, EFER.LME, then paging (SDM 3A 9.8.5 steps 1-5).
+ *
+ * Multiboot 2.0 section 3.3 (machine state) defines only EAX, EBX, flat segments, A20 on,
+ * CR0.PE = 1, CR0.PG = 0 and EFLAGS.IF/VM = 0; "all other processor registers and flag bits are
+ * undefined". Behind GRUB on UEFI they hold what the firmware's long mode left (seen on OVMF:
+ * CR0.WP, CR4 = DE|MCE|OSFXSR|OSXMMEXCPT, EFER.NXE). So CR4 is written whole, not OR-ed into: a
+ * CR4.LA57 left set (it can only change outside IA-32e mode) would have our 4-level tables walked
+ * as 5-level ones, and a CR4.CET left set could enforce shadow stacks we never set up. CR0.TS
+ * would fault the first SSE instruction (newlib), CD/NW would run us uncached: cleared. EFER keeps
+ * what it has (NXE is harmless; LMA is set by the CPU).
+ */
     .global enter_long_mode_32
 enter_long_mode_32:
-    movl %cr4, %eax
-    orl $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
+    movl $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
     movl %eax, %cr4
     movl $boot_pml4, %eax
     movl %eax, %cr3
@@ -93,33 +121,57 @@ enter_long_mode_32:
     orl $EFER_LME, %eax
     wrmsr
     movl %cr0, %eax
-    andl $~CR0_EM, %eax
+    andl $~(CR0_EM | CR0_TS | CR0_CD | CR0_NW), %eax
     orl $(CR0_PG | CR0_PE | CR0_MP | CR0_NE), %eax
     movl %eax, %cr0
     ret
 
-/* no_long_mode: say so on COM1 and VGA text, then stop. Nothing else is set up yet. */
+/* no_long_mode: say so on the serial console and VGA text, then stop. Nothing else is set up. */
 no_long_mode:
     movl $msg_no_long_mode, %esi
     call early_puts32
-1:  hlt
+1:  cli
+    hlt
     jmp 1b
 
-/* early_puts32: write the NUL-terminated string at ESI to COM1 (polled) and VGA row 0. */
+/*
+ * early_puts32: write the NUL-terminated string at ESI to the console UART (polled, bounded) and
+ * to VGA text row 0. The UART is programmed first (the config's port and speed, 8N1, as
+ * drivers/uart does later): a loader other than GRUB may have left it at another speed or not set
+ * it up at all. Writing 0xB8000 is harmless where there is no text mode (UEFI).
+ */
 early_puts32:
-    movl $0xB8000, %edi
+    movw $(CONFIG_CONSOLE_PORT + 1), %dx    /* IER: no interrupts */
+    xorb %al, %al
+    outb %al, %dx
+    movw $(CONFIG_CONSOLE_PORT + 3), %dx    /* LCR: divisor latch access */
+    movb $EARLY_UART_LCR_DLAB, %al
+    outb %al, %dx
+    movw $(CONFIG_CONSOLE_PORT + 0), %dx    /* DLL, DLM: the divisor */
+    movb $(EARLY_UART_DIVISOR & 0xFF), %al
+    outb %al, %dx
+    movw $(CONFIG_CONSOLE_PORT + 1), %dx
+    movb $(EARLY_UART_DIVISOR >> 8), %al
+    outb %al, %dx
+    movw $(CONFIG_CONSOLE_PORT + 3), %dx    /* LCR: 8N1 */
+    movb $EARLY_UART_LCR_8N1, %al
+    outb %al, %dx
+    movw $(CONFIG_CONSOLE_PORT + 4), %dx    /* MCR: DTR, RTS (some adapters want them) */
+    movb $EARLY_UART_MCR_DTR_RTS, %al
+    outb %al, %dx
+    movl $EARLY_VGA_TEXT, %edi
 1:  movb (%esi), %al
     testb %al, %al
     jz 3f
     movb %al, (%edi)
-    movb $0x4F, 1(%edi)         /* white on red */
+    movb $EARLY_VGA_ALERT, 1(%edi)
     addl $2, %edi
-    movw $0x3FD, %dx            /* COM1 line status: wait for transmitter empty (bounded) */
+    movw $(CONFIG_CONSOLE_PORT + 5), %dx    /* LSR: wait for transmitter empty (bounded) */
     movl $100000, %ecx
 2:  inb %dx, %al
-    testb $0x20, %al
+    testb $EARLY_UART_LSR_THR_EMPTY, %al
     loopz 2b
-    movw $0x3F8, %dx
+    movw $CONFIG_CONSOLE_PORT, %dx
     movb (%esi), %al
     outb %al, %dx
     incl %esi

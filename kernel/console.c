@@ -10,6 +10,7 @@
 #include "drivers/uart/uart16550.h"
 #include "percpu.h"
 #include "spinlock.h"
+#include "time.h"
 
 #define CONSOLE_PROMPT "wirespeed> "
 #define CONSOLE_FMT_BYTES 512
@@ -207,6 +208,14 @@ static void console_handle_byte(uint8_t c)
     }
 }
 
+#define CONSOLE_TYPING_NS 100000000ULL /* input within this long counts as "someone typing" */
+static uint64_t console_last_input_ns;  /* console core only */
+
+bool console_input_recent(void)
+{
+    return console_last_input_ns != 0 && time_ns() - console_last_input_ns < CONSOLE_TYPING_NS;
+}
+
 void console_poll(void)
 {
     console_drain();
@@ -218,6 +227,7 @@ void console_poll(void)
         if (c < 0) {
             return;
         }
+        console_last_input_ns = time_ns();
         console_handle_byte((uint8_t)c);
     }
 }

@@ -32,6 +32,8 @@ void console_flush(void);
 bool console_output_pending(void);
 /* console_output_dropped: bytes lost because the output ring was full. */
 uint64_t console_output_dropped(void);
+/* console_input_recent: input arrived lately (core 0 then wakes more often). Console core. */
+bool console_input_recent(void);
 /* console_prompt: print the prompt (after the ready line). */
 void console_prompt(void);
 

@@ -3,7 +3,9 @@
  * from boot/entry.S in long mode; application processors arrive in kernel/smp.c:ap_entry and
  * meet the BSP in core_loop(). Nothing here runs on the fast path.
  */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "acpi.h"
@@ -29,6 +31,11 @@
 #define MB1_BOOT_MAGIC 0x2BADB002
 #define MB2_BOOT_MAGIC 0x36D76289
 #define KMAIN_ERR_BYTES 160
+#define KMAIN_FAIL_BYTES 256
+/* VGA text mode: 80x25 cells of (attribute << 8 | character) at 0xB8000 (IBM VGA reference). */
+#define VGA_TEXT_PHYS 0xB8000UL
+#define VGA_TEXT_CELLS (80 * 25)
+#define VGA_ATTR_ALERT 0x4F /* white on red, as boot/entry.S's early messages */
 
 extern const char __image_start[], __image_end[];
 
@@ -48,6 +55,34 @@ static const void *kmain_phys_map(const struct physmem *pm, uint64_t phys, size_
 
 static const struct physmem kmain_physmem = { kmain_phys_map, NULL };
 
+/*
+ * boot_fail: a boot step found the machine unusable (no Multiboot loader, no memory map, no
+ * ACPI). The message goes to VGA text too, for a screen without a serial cable, then panic()
+ * prints it on the serial console and stops. Under UEFI there is no text mode to write to (the
+ * loader's EFI tags say so); with a bad magic we know nothing and try the screen anyway.
+ */
+static void __attribute__((noreturn, format(printf, 1, 2))) boot_fail(const char *fmt, ...)
+{
+    char msg[KMAIN_FAIL_BYTES];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (!boot_info.efi) {
+        volatile uint16_t *vga = (volatile uint16_t *)VGA_TEXT_PHYS;
+        static const char head[] = "wirespeed: cannot boot: ";
+        unsigned cell = 0;
+        for (const char *p = head; *p != '\0'; p++) {
+            vga[cell++] = (uint16_t)(VGA_ATTR_ALERT << 8 | (uint8_t)*p);
+        }
+        for (const char *p = msg; *p != '\0' && cell < VGA_TEXT_CELLS; p++) {
+            vga[cell++] = (uint16_t)(VGA_ATTR_ALERT << 8 | (uint8_t)*p);
+        }
+    }
+    panic("%s", msg);
+}
+
 /* parse_boot_info: the loader's memory map, command line and ACPI pointer, or stop. */
 static void parse_boot_info(uint32_t magic, uint32_t info)
 {
@@ -59,18 +94,18 @@ static void parse_boot_info(uint32_t magic, uint32_t info)
     } else if (magic == MB2_BOOT_MAGIC) {
         rc = bootinfo_parse_mb2(&kmain_physmem, info, &boot_info, err, sizeof(err));
     } else {
-        panic("boot: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x or 0x%08x)",
-              magic, MB1_BOOT_MAGIC, MB2_BOOT_MAGIC);
+        boot_fail("boot: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x or "
+                  "0x%08x)", magic, MB1_BOOT_MAGIC, MB2_BOOT_MAGIC);
     }
     if (rc != WS_OK) {
-        panic("boot: bad Multiboot %d information at 0x%x: %s", magic == MB1_BOOT_MAGIC ? 1 : 2,
-              info, err);
+        boot_fail("boot: bad Multiboot %d information at 0x%x: %s",
+                  magic == MB1_BOOT_MAGIC ? 1 : 2, info, err);
     }
     /* Our own image (code, data, stacks, heap) is never free memory. */
     memmap_reserve(&boot_info.mm, (uintptr_t)__image_start,
                    (uintptr_t)__image_end - (uintptr_t)__image_start);
     if (memmap_usable_bytes(&boot_info.mm) == 0) {
-        panic("boot: the loader's memory map has no usable RAM");
+        boot_fail("boot: the loader's memory map (%s) has no usable RAM", boot_info.mm_source);
     }
 }
 
@@ -80,7 +115,7 @@ static void find_rsdp(uint64_t *rsdp_phys)
 {
     *rsdp_phys = 0;
     if (!boot_info.has_rsdp && acpi_find_rsdp(&kmain_physmem, rsdp_phys) != WS_OK) {
-        panic("acpi: no RSDP (no Multiboot 2 ACPI tag and none in the EBDA or BIOS area)");
+        boot_fail("acpi: no RSDP (no Multiboot 2 ACPI tag and none in the EBDA or BIOS area)");
     }
 }
 
@@ -93,7 +128,7 @@ static void find_acpi(uint64_t rsdp_phys)
                                                   sizeof(err));
 
     if (rc != WS_OK) {
-        panic("acpi: %s", err);
+        boot_fail("acpi: %s", err);
     }
     kprintf("acpi: rev %u oem '%s' rsdp from %s, %u cpus in MADT, %u PCI ECAM ranges\n",
             boot_acpi.revision, boot_acpi.oem_id,
@@ -109,6 +144,11 @@ static void print_banner(void)
     kprintf("\nwirespeed %s config %s rev %s\n", WS_VERSION, CONFIG_NAME, WS_GIT_REV);
     kprintf("boot: multiboot%d loader '%s' cmdline '%s'\n", boot_info.mb_version,
             boot_info.loader[0] ? boot_info.loader : "?", boot_info.cmdline);
+    /* Under UEFI the BIOS areas hold no RSDP: ACPI comes from the loader's tag 14/15 (the acpi:
+     * line says which). Multiboot 1 has no EFI tags, so it cannot tell the firmware apart. */
+    kprintf("boot: firmware %s, memory map from %s\n",
+            boot_info.efi ? "UEFI" : boot_info.mb_version == 2 ? "BIOS" : "not told (multiboot1)",
+            boot_info.mm_source);
     kprintf("memory: %llu MiB usable in %u regions, image 0x%lx-0x%lx\n",
             (unsigned long long)(memmap_usable_bytes(&boot_info.mm) >> 20), boot_info.mm.n,
             (unsigned long)(uintptr_t)__image_start, (unsigned long)(uintptr_t)__image_end);
@@ -135,8 +175,8 @@ void kmain(uint32_t magic, uint32_t info)
     parse_boot_info(magic, info);   /* memory map and ACPI pointer from the loader */
     find_rsdp(&rsdp_phys);          /* BIOS-area scan needs page 0, so before vm_init */
     if (vm_init(&boot_info.mm) != WS_OK) {
-        panic("vm: page-table pool exhausted mapping %llu MiB",
-              (unsigned long long)(memmap_highest_usable_end(&boot_info.mm) >> 20));
+        boot_fail("vm: page-table pool exhausted mapping %llu MiB",
+                  (unsigned long long)(memmap_highest_usable_end(&boot_info.mm) >> 20));
     }
     time_init();                    /* TSC frequency, once, for every core */
     print_banner();

@@ -360,6 +360,7 @@ struct table_visitor {
     struct stats_visitor v;
     struct stats_filter f;
     bool watch;          /* print rates of changed counters instead of non-zero totals */
+    bool silent;         /* watch: only record the values (the first sample after `watch on`) */
     uint64_t elapsed_ns; /* watch: since the previous sample */
     int port, core;      /* current position in the walk */
     bool in_core;
@@ -420,7 +421,7 @@ static void tv_counter(struct stats_visitor *v, const char *name, uint64_t value
         if (idx < STATS_MAX_COUNTERS) {
             watch_prev[idx] = raw;
         }
-        if (raw == prev) {
+        if (raw == prev || t->silent) {
             return;
         }
         shown = fmt_rate_per_sec(raw - prev, t->elapsed_ns);
@@ -442,7 +443,7 @@ static void tv_counter(struct stats_visitor *v, const char *name, uint64_t value
 static void stats_table(struct stats_filter f, bool watch, uint64_t elapsed_ns)
 {
     struct table_visitor t = { { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter },
-                               f, watch, elapsed_ns, -1, -1, false, "", "", 0 };
+                               f, watch, false, elapsed_ns, -1, -1, false, "", "", 0 };
     stats_walk_all(&t.v);
 }
 
@@ -531,8 +532,8 @@ void stats_watch_poll(void)
 static void watch_prime(void)
 {
     struct table_visitor t = { { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter },
-                               { -2, -2 }, true, 1, -1, -1, false, "", "", 0 };
-    stats_walk_all(&t.v); /* filter matches nothing: records, prints nothing */
+                               { -1, -1 }, true, true, 1, -1, -1, false, "", "", 0 };
+    stats_walk_all(&t.v); /* records every value, prints nothing */
     watch_last_ns = time_ns();
 }
 

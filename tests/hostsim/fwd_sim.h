@@ -1,0 +1,190 @@
+/*
+ * tests/hostsim/fwd_sim.h: what the parts of fwd_sim share: the traffic's shape and addresses,
+ * the malformed-frame kinds, the run's state, and each part's entry points. fwd_sim.c runs the
+ * cores and the wire, sim_frames.c is the hosts on either side (frames sent, frames checked),
+ * sim_books.c the counter and buffer checks at the end.
+ */
+#ifndef WS_HOSTSIM_FWD_SIM_H
+#define WS_HOSTSIM_FWD_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "net/local.h"
+#include "net/route.h"
+#include "param.h"
+#include "tests/hostsim/sim.h"
+
+#define SIM_MODE (CONFIG_MODE_ROUTER ? "router" : "wire")
+#define SIM_FLOWS 256
+#define SIM_RUN 8 /* a flow sends trains of SIM_RUN frames: reordering inside a burst shows */
+#define SIM_FRAME_BYTES 60 /* a 64-byte frame less the FCS the NIC strips */
+#define SIM_IP_OFF 14
+#define SIM_UDP_OFF 34
+#define SIM_PAY_OFF 42 /* magic (2), flow (2), seq (4), pattern (10) */
+#define SIM_PAY_BYTES (SIM_FRAME_BYTES - SIM_PAY_OFF)
+#define SIM_MAGIC_STREAM 0x5753 /* "WS" */
+#define SIM_MAGIC_BAD 0x4244    /* "BD": a malformed frame, never to be forwarded (router) */
+#define SIM_MAGIC_PROBE 0x5052  /* "PR": setup frames that make the router resolve its hop */
+#define SIM_TTL 64
+#define SIM_NS_PER_FRAME 67 /* 64 bytes + preamble + gap = 84 bytes: 67.2 ns at 10 Gbit/s */
+#define SIM_MAX_REPORTS 10  /* per kind of per-frame failure; the rest are only counted */
+#define SIM_DRAIN_ROUNDS 10000
+
+/* The addresses of config/default.conf and the hosts behind the ports. */
+#define SIM_IP_PORT0 0xc6120001u  /* 198.18.0.1 */
+#define SIM_IP_PORT1 0xc6130001u  /* 198.19.0.1 */
+#define SIM_IP_HOST_A 0xc6120002u /* 198.18.0.2, on port0: the sender */
+#define SIM_IP_HOST_B 0xc6130002u /* 198.19.0.2, on port1: the next hop */
+#define SIM_NET_VIA_B 0xc6336400u /* 198.51.100.0/24 via 198.19.0.2 (its lower /25 only) */
+#define SIM_IP_NOBODY 0xc613004du /* 198.19.0.77, on port1's subnet: never answers ARP */
+extern const uint8_t sim_mac_host_a[6];
+extern const uint8_t sim_mac_host_b[6];
+
+/* Malformed frames: every one is a counted drop (router), or, in wire mode, those the wire does
+ * not look into (all but the RX-ring-level ones) must come out of port1 unchanged. */
+enum sim_bad {
+    BAD_IP_CSUM,        /* route: ip_bad_checksum */
+    BAD_TTL1,           /* route: ttl_expired (+ ICMP time exceeded, rate limited) */
+    BAD_DST_MARTIAN,    /* route: ip_dst_martian (127.0.0.1) */
+    BAD_NO_ROUTE,       /* fwd: no_route (+ ICMP net unreachable, rate limited) */
+    BAD_IP_VERSION,     /* route: ip_bad_version */
+    BAD_ETH_MCAST,      /* route: eth_dst_group */
+    BAD_DIRECTED_BCAST, /* fwd: dst_directed_broadcast (198.19.0.255) */
+    BAD_OTHER_PORT,     /* fwd: dst_other_port_address (port1's address, arriving on port0) */
+    BAD_UNRESOLVED,     /* fwd: arp_unresolved (+ ARP request for 198.19.0.77, rate limited) */
+    BAD_IPV6,           /* local: eth_unsupported_type */
+    BAD_SHORT_IPV4,     /* local: ip_truncated (20 bytes) */
+    BAD_RX_ERROR,       /* ring: errors (RXE in the write-back) */
+    BAD_OVERSIZE,       /* ring: errors + oversize (3000 bytes over two descriptors) */
+    BAD_ZERO_LEN,       /* ring: errors (length 0) */
+    BAD_KINDS
+};
+
+static inline bool sim_bad_is_ring_level(enum sim_bad k)
+{
+    return k == BAD_RX_ERROR || k == BAD_OVERSIZE || k == BAD_ZERO_LEN;
+}
+
+/* A frame wire mode must pass through unchanged. */
+struct sim_passthrough {
+    uint8_t bytes[SIM_FRAME_BYTES];
+    uint16_t len;
+    bool seen;
+};
+
+struct sim {
+    /* options */
+    uint64_t nframes;
+    unsigned ncores;
+    unsigned bad_per_kind;
+    bool bench; /* exactly one burst per queue per pass; no malformed frames, no slow TX */
+    bool quiet;
+    uint64_t rng;
+
+    /* generator: stream frame i, of flow sim_flow_of(i), sequence sim_seq_of(i) */
+    uint64_t cursor[WS_MAX_CPUS]; /* next stream index for queue q */
+    uint64_t injected;
+    unsigned bad_planned, bad_sent;
+    unsigned bad_count[BAD_KINDS];
+    struct sim_passthrough *pass; /* wire mode: bad_planned entries at most */
+    unsigned npass;
+
+    /* port1's receiver: the stream checker */
+    uint64_t next_seq[SIM_FLOWS]; /* one past the highest sequence seen, per flow */
+    uint8_t *seen;                /* one bit per stream frame index */
+    uint64_t arrived, unique, lost, reordered, duplicates;
+    uint64_t bad_len, bad_mac, bad_ttl, bad_csum, bad_payload;
+    uint64_t p1_probes, p1_arp_requests, p1_arp_nobody, p1_unexpected;
+    unsigned hostb_replies_due;
+
+    /* port0's sender side: what comes back to host A */
+    uint64_t p0_arp_replies, p0_time_exceeded, p0_unreachable, p0_unexpected;
+
+    /* fwd_poll_core timing */
+    uint64_t polls, poll_tsc, rdtsc_cost;
+
+    unsigned failures;
+};
+
+/* Sums over every (port, core) of the counters the checks need. */
+struct sim_totals {
+    uint64_t wire_rx, missed, violations, rx_packets, rx_errors, rx_oversize, rx_no_buffer;
+    uint64_t outcomes, forwarded[SIM_PORTS], fwd_drops, route_drops, local, no_address;
+    uint64_t arp_requests_sent, icmp_sent, icmp_limited, alloc_fail, replies;
+    uint64_t tx_done[SIM_PORTS], tx_forwarded[SIM_PORTS], tx_wire[SIM_PORTS];
+    uint64_t tx_ring_full, tx_bad_len;
+    struct route_drop_stats route;
+    struct net_drop_stats local_drop;
+    uint64_t no_route, directed_bcast, other_port, arp_unresolved;
+};
+
+/* --- byte order (the frames are built and checked without net/inet.h, which is under test) -- */
+
+static inline uint16_t sim_ld16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t sim_ld32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void sim_st16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline void sim_st32(uint8_t *p, uint32_t v)
+{
+    sim_st16(p, (uint16_t)(v >> 16));
+    sim_st16(p + 2, (uint16_t)v);
+}
+
+/* --- sim_frames.c: failure reports, frames, the hosts ---------------------------------------- */
+
+/* sim_fail: print one violation ("hostsim MODE: FAIL: ...") and count it. */
+void sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* sim_expect: one counter check: got must equal want. */
+void sim_expect(struct sim *s, const char *what, uint64_t got, uint64_t want);
+/* sim_report_frame: a per-frame failure, printed with its bytes while count <= SIM_MAX_REPORTS. */
+void sim_report_frame(struct sim *s, uint64_t count, const char *what, const uint8_t *f,
+                      uint16_t len);
+/* sim_csum: the Internet checksum (RFC 1071) of len bytes, starting from sum. */
+uint16_t sim_csum(const uint8_t *p, size_t len, uint32_t sum);
+/* The stream: which flow and sequence stream frame i has, how many of the first n frames flow
+ * f sends, and the queue RSS would pick for a flow. */
+unsigned sim_flow_of(uint64_t i);
+uint32_t sim_seq_of(uint64_t i);
+uint64_t sim_flow_frames(uint64_t n, unsigned f);
+unsigned sim_flow_queue(const struct sim *s, unsigned flow);
+/* sim_build: the 60-byte UDP frame host A sends for (flow, seq), tagged with magic. */
+void sim_build(uint8_t *f, unsigned flow, uint32_t seq, uint16_t magic);
+/* sim_build_arp: a 60-byte Ethernet/IPv4 ARP frame (op 1 request, 2 reply). */
+void sim_build_arp(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha,
+                   uint32_t spa, const uint8_t *tha, uint32_t tpa);
+/* sim_build_bad: malformed frame number idx of kind k into f (room for 3000 bytes); returns
+ * its length and sets the RX write-back error bits to give it. */
+uint16_t sim_build_bad(uint8_t *f, enum sim_bad k, unsigned idx, uint32_t *err_bits);
+/* The hosts' receivers, as fake_inic_tx on_frame callbacks (ctx: the struct sim). */
+void sim_on_port0(void *ctx, const uint8_t *f, uint16_t len);
+void sim_on_port1(void *ctx, const uint8_t *f, uint16_t len);
+
+/* --- sim_books.c: the checks once traffic has stopped ----------------------------------------- */
+
+/* sim_check_stream_totals: every stream frame arrived once, in order, intact; nothing else. */
+void sim_check_stream_totals(struct sim *s);
+/* sim_books: sum the counters (checking per (port, core) that received = outcomes). */
+void sim_books(struct sim *s, struct sim_totals *t);
+/* sim_check_books: conservation from the wires in to the wires out. */
+void sim_check_books(struct sim *s, const struct sim_totals *t);
+/* sim_check_malformed: each malformed kind under its own counter (router) or passed (wire). */
+void sim_check_malformed(struct sim *s, const struct sim_totals *t);
+/* sim_check_pools: no buffer in flight, none leaked; releases the RX rings. */
+void sim_check_pools(struct sim *s);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * tests/hostsim/sim_books.c: the checks once traffic has stopped. Every frame put on a wire is
+ * accounted for: received by a ring or dropped there as an error; every received frame has
+ * exactly one outcome (forwarded, or dropped/answered under a named counter); every forwarded
+ * frame completed on the egress TX ring and reached the other host; each malformed kind landed
+ * under its own counter; and every buffer is back in its core's pool.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "apps/fwd/fwd.h"
+#include "drivers/nic/nic.h"
+#include "tests/hostsim/fwd_sim.h"
+
+/* --- the books ----------------------------------------------------------------------------- */
+
+static uint64_t sim_fwd_drops(const struct fwd_stats *st)
+{
+    return st->no_route + st->arp_unresolved + st->dst_directed_broadcast +
+           st->dst_other_port_address + st->egress_no_queue + st->egress_link_down +
+           st->wire_no_peer;
+}
+
+
+static void sim_add_counters(uint64_t *sum, const uint64_t *v, size_t bytes)
+{
+    for (size_t i = 0; i < bytes / sizeof(uint64_t); i++) {
+        sum[i] += v[i];
+    }
+}
+
+/* sim_books: per (port, core): every frame the ring handed out has exactly one outcome; then
+ * the totals. */
+void sim_books(struct sim *s, struct sim_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    for (unsigned p = 0; p < SIM_PORTS; p++) {
+        for (unsigned c = 0; c < s->ncores; c++) {
+            const struct nic_queue *q = &nic_port(p)->q[c];
+            const struct sim_queue *sq = sim_queue(p, c);
+            const struct fwd_stats *st = fwd_stats_of(p, c);
+            uint64_t out = st->forwarded + sim_fwd_drops(st) + route_frame_drops_total(&st->route) +
+                           net_local_total(&q->local) + q->no_address;
+            if (out != q->rx.stats.packets) {
+                sim_fail(s, "port%u core %u: %" PRIu64 " frames received but %" PRIu64
+                         " outcomes counted", p, c, q->rx.stats.packets, out);
+            }
+            t->wire_rx += sq->nrx.frames;
+            t->missed += sq->nrx.missed;
+            t->violations += sq->nrx.violations + sq->ntx.violations;
+            t->rx_packets += q->rx.stats.packets;
+            t->rx_errors += q->rx.stats.errors;
+            t->rx_oversize += q->rx.stats.oversize;
+            t->rx_no_buffer += q->rx.stats.no_buffer;
+            t->outcomes += out;
+            t->forwarded[p] += st->forwarded;
+            t->fwd_drops += sim_fwd_drops(st);
+            t->route_drops += route_frame_drops_total(&st->route);
+            t->local += net_local_total(&q->local);
+            t->no_address += q->no_address;
+            t->arp_requests_sent += st->arp_requests_sent;
+            t->icmp_sent += st->icmp_errors_sent;
+            t->icmp_limited += st->icmp_ratelimited;
+            t->alloc_fail += st->alloc_fail;
+            t->replies += q->local.arp_requests_answered + q->local.icmp_echo_answered;
+            t->tx_done[p] += q->tx.stats.packets;
+            t->tx_forwarded[p] += q->tx.stats.forwarded;
+            t->tx_wire[p] += sq->ntx.frames;
+            t->tx_ring_full += q->tx.stats.ring_full;
+            t->tx_bad_len += q->tx.stats.bad_len;
+            t->no_route += st->no_route;
+            t->directed_bcast += st->dst_directed_broadcast;
+            t->other_port += st->dst_other_port_address;
+            t->arp_unresolved += st->arp_unresolved;
+            sim_add_counters((uint64_t *)&t->route, (const uint64_t *)&st->route,
+                             sizeof(t->route));
+            sim_add_counters((uint64_t *)&t->local_drop, (const uint64_t *)&q->local.drop,
+                             sizeof(t->local_drop));
+        }
+    }
+}
+
+/* sim_check_malformed: each kind ended under its own counter (router) or went through (wire). */
+void sim_check_malformed(struct sim *s, const struct sim_totals *t)
+{
+    const unsigned *n = s->bad_count;
+    sim_expect(s, "ring errors (rx_error + oversize + zero_len)", t->rx_errors,
+               n[BAD_RX_ERROR] + n[BAD_OVERSIZE] + n[BAD_ZERO_LEN]);
+    sim_expect(s, "ring oversize", t->rx_oversize, n[BAD_OVERSIZE]);
+    if (!CONFIG_MODE_ROUTER) {
+        for (unsigned i = 0; i < s->npass; i++) {
+            if (!s->pass[i].seen) {
+                sim_report_frame(s, i + 1, "wire: malformed frame not passed through",
+                                 s->pass[i].bytes, s->pass[i].len);
+            }
+        }
+        return;
+    }
+    sim_expect(s, "route ip_bad_checksum", t->route.ip_bad_checksum, n[BAD_IP_CSUM]);
+    sim_expect(s, "route ttl_expired", t->route.ttl_expired, n[BAD_TTL1]);
+    sim_expect(s, "route ip_dst_martian", t->route.ip_dst_martian, n[BAD_DST_MARTIAN]);
+    sim_expect(s, "route ip_bad_version", t->route.ip_bad_version, n[BAD_IP_VERSION]);
+    sim_expect(s, "route eth_dst_group", t->route.eth_dst_group, n[BAD_ETH_MCAST]);
+    sim_expect(s, "route frame drops (all reasons)", t->route_drops,
+               n[BAD_IP_CSUM] + n[BAD_TTL1] + n[BAD_DST_MARTIAN] + n[BAD_IP_VERSION] +
+                   n[BAD_ETH_MCAST]);
+    sim_expect(s, "fwd no_route", t->no_route, n[BAD_NO_ROUTE]);
+    sim_expect(s, "fwd dst_directed_broadcast", t->directed_bcast, n[BAD_DIRECTED_BCAST]);
+    sim_expect(s, "fwd dst_other_port_address", t->other_port, n[BAD_OTHER_PORT]);
+    sim_expect(s, "fwd arp_unresolved (the setup probe + unresolved)", t->arp_unresolved,
+               1 + n[BAD_UNRESOLVED]);
+    sim_expect(s, "fwd drops (all reasons)", t->fwd_drops,
+               n[BAD_NO_ROUTE] + n[BAD_DIRECTED_BCAST] + n[BAD_OTHER_PORT] + n[BAD_UNRESOLVED] +
+                   1);
+    if (n[BAD_UNRESOLVED] != 0 && s->p1_arp_nobody == 0) {
+        sim_fail(s, "no ARP request for 198.19.0.77, though %u frames were sent there",
+                 n[BAD_UNRESOLVED]);
+    }
+    sim_expect(s, "local eth_unsupported_type", t->local_drop.eth_unsupported_type, n[BAD_IPV6]);
+    sim_expect(s, "local ip_truncated", t->local_drop.ip_truncated, n[BAD_SHORT_IPV4]);
+    /* local: the 2 ARP frames of the setup, plus the two kinds above */
+    sim_expect(s, "local outcomes (all)", t->local, 2 + n[BAD_IPV6] + n[BAD_SHORT_IPV4]);
+    sim_expect(s, "ICMP errors sent + rate limited", t->icmp_sent + t->icmp_limited,
+               n[BAD_TTL1] + n[BAD_NO_ROUTE]);
+    sim_expect(s, "ICMP errors host A received", s->p0_time_exceeded + s->p0_unreachable,
+               t->icmp_sent);
+}
+
+/* sim_check_books: conservation from the wire in to the wire out. */
+void sim_check_books(struct sim *s, const struct sim_totals *t)
+{
+    uint64_t setup_frames = CONFIG_MODE_ROUTER ? 4 : 0; /* A's ARP, 2 probes, B's ARP reply */
+    uint64_t probes = CONFIG_MODE_ROUTER ? 1 : 0;       /* the probe forwarded after ARP */
+
+    sim_expect(s, "frames put on the wires", t->wire_rx, s->injected + s->bad_sent + setup_frames);
+    sim_expect(s, "fake NIC missed frames", t->missed, 0);
+    sim_expect(s, "fake NIC descriptor violations", t->violations, 0);
+    sim_expect(s, "frames received + ring errors", t->rx_packets + t->rx_errors, t->wire_rx);
+    sim_expect(s, "frames received = outcomes", t->outcomes, t->rx_packets);
+    sim_expect(s, "forwarded (port0 ingress)", t->forwarded[0],
+               s->nframes + probes + (CONFIG_MODE_ROUTER ? 0 : s->npass));
+    sim_expect(s, "forwarded (port1 ingress)", t->forwarded[1], 0);
+    sim_expect(s, "egress port1 forwarded TX completions = forwarded", t->tx_forwarded[1],
+               t->forwarded[0]);
+    sim_expect(s, "egress port0 forwarded TX completions = forwarded", t->tx_forwarded[0],
+               t->forwarded[1]);
+    sim_expect(s, "egress port1 TX completions = forwarded + ARP requests", t->tx_done[1],
+               t->forwarded[0] + t->arp_requests_sent);
+    sim_expect(s, "egress port0 TX completions = replies + ICMP errors", t->tx_done[0],
+               t->forwarded[1] + t->replies + t->icmp_sent);
+    for (unsigned p = 0; p < SIM_PORTS; p++) {
+        sim_expect(s, p ? "port1 frames on the wire = completions"
+                        : "port0 frames on the wire = completions",
+                   t->tx_wire[p], t->tx_done[p]);
+    }
+    sim_expect(s, "TX ring_full drops", t->tx_ring_full, 0);
+    sim_expect(s, "TX bad_len drops", t->tx_bad_len, 0);
+    sim_expect(s, "RX refills short of buffers", t->rx_no_buffer, 0);
+    sim_expect(s, "fwd alloc_fail", t->alloc_fail, 0);
+    sim_expect(s, "ARP requests sent by the router = seen on port1", t->arp_requests_sent,
+               s->p1_arp_requests + s->p1_arp_nobody);
+    sim_expect(s, "ARP requests for host B", s->p1_arp_requests, probes);
+}
+
+/* sim_check_stream_totals: every flow complete, nothing else on port1 or back on port0. */
+void sim_check_stream_totals(struct sim *s)
+{
+    uint64_t sent = 0;
+    for (unsigned f = 0; f < SIM_FLOWS; f++) {
+        sent += sim_flow_frames(s->nframes, f);
+    }
+    sim_expect(s, "stream frames sent (generator self-check)", sent, s->nframes);
+    s->lost = s->nframes - s->unique;
+    sim_expect(s, "stream frames arrived on port1", s->arrived, s->nframes);
+    sim_expect(s, "stream frames lost", s->lost, 0);
+    sim_expect(s, "stream frames reordered", s->reordered, 0);
+    sim_expect(s, "stream frames duplicated", s->duplicates, 0);
+    sim_expect(s, "stream frames with a bad length", s->bad_len, 0);
+    sim_expect(s, "stream frames with wrong MACs", s->bad_mac, 0);
+    sim_expect(s, "stream frames with a wrong TTL", s->bad_ttl, 0);
+    sim_expect(s, "stream frames with a bad IP checksum", s->bad_csum, 0);
+    sim_expect(s, "stream frames with changed content", s->bad_payload, 0);
+    sim_expect(s, "unexpected frames on port1", s->p1_unexpected, 0);
+    sim_expect(s, "unexpected frames on port0", s->p0_unexpected, 0);
+}
+
+/* sim_check_pools: with traffic stopped, every buffer is in its pool or posted in an RX ring
+ * (nothing in flight on TX); then, the rings released, every pool is full. */
+void sim_check_pools(struct sim *s)
+{
+    for (unsigned c = 0; c < s->ncores; c++) {
+        struct pkb_pool *pool = nic_pool(c);
+        uint64_t held = 0;
+        for (unsigned p = 0; p < SIM_PORTS; p++) {
+            const struct nic_queue *q = &nic_port(p)->q[c];
+            for (unsigned i = 0; i < q->rx.size; i++) {
+                held += q->rx.sw[i] != NULL;
+            }
+            if (iring_tx_in_flight(&q->tx) != 0) {
+                sim_fail(s, "port%u core %u: %u TX buffers still in flight", p, c,
+                         iring_tx_in_flight(&q->tx));
+            }
+        }
+        if (pool->nfree + held != pool->size) {
+            sim_fail(s, "core %u: pool %" PRIu32 " free + %" PRIu64 " in RX rings != %" PRIu32
+                     " (leak)", c, pool->nfree, held, pool->size);
+        }
+        sim_expect(s, "pool foreign_free", pool->foreign_free, 0);
+        sim_expect(s, "pool double_free", pool->double_free, 0);
+        sim_expect(s, "pool alloc_fail", pool->alloc_fail, 0);
+        for (unsigned p = 0; p < SIM_PORTS; p++) {
+            iring_rx_release(&nic_port(p)->q[c].rx);
+        }
+        if (pool->nfree != pool->size) {
+            sim_fail(s, "core %u: pool %" PRIu32 " of %" PRIu32 " after the rings let go", c,
+                     pool->nfree, pool->size);
+        }
+    }
+}
