@@ -459,15 +459,30 @@ static int stats_index_arg(const char *what, const char *s, unsigned limit)
     return (int)n;
 }
 
+/* stats_core_rx: frames core c received on all ports (its queue on each). */
+static uint64_t stats_core_rx(unsigned c)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < nic_port_count(); i++) {
+        const struct nic_port *p = nic_port(i);
+        n += c < p->nqueues ? p->q[c].rx.stats.packets : 0;
+    }
+    return n;
+}
+
+/* CPU cost from inside, like netperf's -c/-C: busy share of the core's cycles, and busy
+ * cycles per received frame (since boot: the cycle counters are not cleared). */
 static void stats_print_cores_summary(void)
 {
+    char cpp[FMT_U64_GROUPED_BYTES];
     for (unsigned c = 0; c < smp_cores_online(); c++) {
         const struct percpu *cpu = &percpu_blocks[c];
-        uint64_t busy = cpu->busy_cycles, idle = cpu->idle_cycles;
+        uint64_t busy = cpu->busy_cycles, idle = cpu->idle_cycles, rx = stats_core_rx(c);
         uint64_t permille = busy + idle ? busy * 1000 / (busy + idle) : 0;
-        kprintf("core%u busy %llu.%llu%%, pool free %u of %u\n", c,
+        fmt_u64_grouped(cpp, rx ? busy / rx : 0);
+        kprintf("core%u busy %llu.%llu%%, %s cycles/packet, pool free %u of %u\n", c,
                 (unsigned long long)(permille / 10), (unsigned long long)(permille % 10),
-                nic_pool(c)->nfree, nic_pool(c)->size);
+                rx ? cpp : "-", nic_pool(c)->nfree, nic_pool(c)->size);
     }
 }
 

@@ -58,13 +58,16 @@ def run_one(kernel, mode, cores, seconds, flows):
           f"{ring['rx_no_buffer']:7}  {' '.join(cpp)}", flush=True)
 
 
-def run_forward(kernel, mode, cores, seconds, flows):
-    """64-byte UDP from port0's host to port1's host through the router."""
+def run_forward(kernel, mode, cores, seconds, flows, watch=False):
+    """64-byte UDP from port0's host to port1's host through the router; with watch, the
+    console prints per-second deltas during the run (their cost shows as a lower rate)."""
     lab = Lab(kernel=kernel, smp=cores)
     try:
         lab.guest.wait_ready()
         lab.wait_links()
         lab.ping(0, dst=HOSTS[1][0], count=2)  # resolve next hops both ways
+        if watch:
+            lab.guest.command("watch 1", r"^watch on$")
         dut_mac = re.search(r"lladdr (\S+)", ns_run(lab.nss[0], "ip", "neigh", "show",
                                                      HOSTS[0][1]).stdout).group(1)
         before, drop0 = lab.stats(), tap_counter(lab, "tx_dropped")
@@ -106,6 +109,11 @@ def main():
     for kernel, mode in ((BUSY_ELF, "busy"), (DEFAULT_ELF, "adaptive")):
         for cores in (1, 4):
             run_forward(kernel, mode, cores, args.seconds, args.flows)
+    print()
+    print("The cost of watching: the same run with and without `watch 1` (adaptive, 4 cores)")
+    for watch in (False, True, False, True):
+        run_forward(DEFAULT_ELF, "watch" if watch else "no-watch", 4, args.seconds, args.flows,
+                    watch=watch)
 
 
 if __name__ == "__main__":

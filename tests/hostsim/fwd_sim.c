@@ -53,7 +53,8 @@ static bool sim_rx(struct sim *s, unsigned port, unsigned q, const uint8_t *f, u
     struct fake_inic_rx *nrx = &sim_queue(port, q)->nrx;
 
     if (fake_inic_rx_avail(nrx) < need) {
-        return false; /* the ring is full: the caller holds the frame back, nothing is lost */
+        s->rx_full_waits++; /* the caller holds the frame back: a real NIC would drop it */
+        return false;
     }
     if (fake_inic_rx_frame(nrx, f, len, &o) != need) {
         sim_fail(s, "port%u q%u: fake NIC refused a frame it had room for", port, q);
@@ -218,8 +219,8 @@ static void sim_resolve_neighbours(struct sim *s)
  * wire keeps descriptors in flight across passes). --bench: exactly one burst per queue. */
 static void sim_run(struct sim *s)
 {
-    for (;;) {
-        unsigned moved = 0;
+    for (unsigned idle = 0;;) {
+        unsigned moved = 0, polled = 0;
         bool more = s->bad_sent < s->bad_planned;
         for (unsigned q = 0; q < s->ncores; q++) {
             unsigned want = s->bench ? CONFIG_NIC_BURST
@@ -230,7 +231,7 @@ static void sim_run(struct sim *s)
         for (unsigned c = 0; c < s->ncores; c++) {
             unsigned passes = s->bench || sim_rand(s) % 4 != 0 ? 1 : 2;
             for (unsigned k = 0; k < passes; k++) {
-                sim_poll(s, c);
+                polled += sim_poll(s, c);
             }
         }
         unsigned max = !s->bench && sim_rand(s) % 16 == 0 ? (unsigned)(sim_rand(s) % 48)
@@ -238,6 +239,12 @@ static void sim_run(struct sim *s)
         sim_wire(s, max);
         sim_clock_advance((uint64_t)moved * SIM_NS_PER_FRAME + 100);
         if (!more) {
+            break;
+        }
+        idle = moved == 0 && polled == 0 ? idle + 1 : 0;
+        if (idle == SIM_DRAIN_ROUNDS) {
+            sim_fail(s, "stalled: RX rings full and no core receives (%" PRIu64 " of %" PRIu64
+                     " stream frames in)", s->injected, s->nframes);
             break;
         }
     }
@@ -397,6 +404,10 @@ int main(int argc, char **argv)
            s->ncores == 1 ? "" : "s",
            books_ok ? "counters conserve" : "COUNTERS DO NOT ADD UP",
            pools_ok ? "pools full" : "POOLS NOT FULL", timing);
+    if (s->rx_full_waits != 0) {
+        printf("hostsim %s: note: %" PRIu64 " times a frame waited for a free RX descriptor "
+               "(a NIC would have dropped it)\n", SIM_MODE, s->rx_full_waits);
+    }
     if (s->bench) {
         /* For tests/bench/fwd_bench.sh: what to divide callgrind's count by. */
         printf("hostsim %s bench: forwarded %" PRIu64 " polls %" PRIu64 " burst %d tsc_per_packet "

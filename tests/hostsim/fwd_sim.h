@@ -87,6 +87,7 @@ struct sim {
     /* generator: stream frame i, of flow sim_flow_of(i), sequence sim_seq_of(i) */
     uint64_t cursor[WS_MAX_CPUS]; /* next stream index for queue q */
     uint64_t injected;
+    uint64_t rx_full_waits; /* frames held back for want of an RX descriptor (a NIC: drops) */
     unsigned bad_planned, bad_sent;
     unsigned bad_count[BAD_KINDS];
     struct sim_passthrough *pass; /* wire mode: bad_planned entries at most */
