@@ -77,7 +77,7 @@ static enum route_hdr_fault route_ipv4_parse(const uint8_t *frame, uint16_t len,
     if (v->total_len > len - INET_ETH_HDR_BYTES) {
         return ROUTE_HDR_BAD_TOTAL_LENGTH;
     }
-    if (inet_checksum(ip, v->hlen) != 0) {
+    if (!inet_ipv4_hdr_csum_ok(ip, v->hlen)) {
         return ROUTE_HDR_BAD_CHECKSUM;
     }
     return ROUTE_HDR_OK;

@@ -16,7 +16,7 @@
 #include "time.h"
 
 #define FWD_TX_BATCH (2 * CONFIG_NIC_BURST) /* per egress port; flushed when full or per pass */
-#define FWD_MAX_NEXTHOPS (WS_MAX_PORTS + CONFIG_NROUTES + 1)
+#define FWD_MAX_NEXTHOPS (3 * WS_MAX_PORTS + CONFIG_NROUTES + 1)
 #define FWD_FIB_GROUPS 256
 #define FWD_ARP_SLOTS 16            /* per core: recently requested next hops */
 #define FWD_ARP_RETRY_NS 100000000ULL /* one request per next hop per 100 ms per core */
@@ -24,9 +24,14 @@
 #define ETH_TYPE_OFF 12
 #define IP_DST_OFF (ETH_HDR + 16)
 
+/* What a FIB entry leads to. The appliance's own addresses and its subnets' broadcast
+ * addresses are /32 entries too, so one lookup per frame decides local, drop or forward. */
+enum fwd_nh_kind { FWD_NH_FORWARD, FWD_NH_LOCAL, FWD_NH_DIRECTED_BROADCAST };
+
 struct fwd_nexthop {
+    struct nic_port *port;
     uint32_t gateway; /* 0: directly connected, the destination itself is the next hop */
-    uint8_t port;
+    uint8_t kind;     /* enum fwd_nh_kind */
 };
 
 /* Per-core state: batches of frames per egress port, ICMP limiter, ARP retry memory. */
@@ -58,12 +63,13 @@ const struct fwd_stats *fwd_stats_of(unsigned port, unsigned core)
 
 /* --- building the FIB (boot core) ------------------------------------------------------------ */
 
-static int fwd_add_route(uint32_t prefix, uint8_t len, uint32_t gateway, uint8_t port)
+static int fwd_add_route(uint32_t prefix, uint8_t len, uint32_t gateway, uint8_t port,
+                         enum fwd_nh_kind kind)
 {
     if (fwd_nnh == FWD_MAX_NEXTHOPS) {
         return WS_ERR_NO_MEMORY;
     }
-    fwd_nh[fwd_nnh] = (struct fwd_nexthop){ gateway, port };
+    fwd_nh[fwd_nnh] = (struct fwd_nexthop){ nic_port(port), gateway, (uint8_t)kind };
     int err = fib_add(fwd_fib, prefix, len, (uint16_t)fwd_nnh);
     if (err == WS_OK) {
         fwd_nnh++;
@@ -76,7 +82,8 @@ static uint32_t fwd_mask(uint8_t len)
     return len == 0 ? 0 : ~0U << (32 - len);
 }
 
-/* fwd_build_fib: each addressed port's subnet (connected), then the baked routes. */
+/* fwd_build_fib: each addressed port's subnet (connected), its own address and its subnet's
+ * broadcast address (/32s), then the baked routes. */
 static int fwd_build_fib(void)
 {
     static const struct {
@@ -91,7 +98,10 @@ static int fwd_build_fib(void)
         const struct nic_port *p = nic_port(i);
         if (p->has_address) {
             uint32_t m = fwd_mask(p->ifc.prefix_len);
-            err = fwd_add_route(p->ifc.ip & m, p->ifc.prefix_len, 0, (uint8_t)i);
+            err = fwd_add_route(p->ifc.ip & m, p->ifc.prefix_len, 0, (uint8_t)i, FWD_NH_FORWARD);
+            err = err ? err : fwd_add_route(p->ifc.ip, 32, 0, (uint8_t)i, FWD_NH_LOCAL);
+            err = err ? err : fwd_add_route(p->ifc.ip | ~m, 32, 0, (uint8_t)i,
+                                            FWD_NH_DIRECTED_BROADCAST);
         }
     }
     for (int r = 0; r < CONFIG_NROUTES && err == WS_OK; r++) {
@@ -100,7 +110,8 @@ static int fwd_build_fib(void)
                     routes[r].port);
             continue;
         }
-        err = fwd_add_route(routes[r].prefix, routes[r].len, routes[r].gateway, routes[r].port);
+        err = fwd_add_route(routes[r].prefix, routes[r].len, routes[r].gateway, routes[r].port,
+                            FWD_NH_FORWARD);
     }
     return err;
 }
@@ -210,33 +221,10 @@ static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, struct nic
     fwd_send(fc, in->index, core, b);
 }
 
-/* fwd_our_address: the port owning ip as its address, or -1. Few ports: a short scan. */
-static int fwd_our_address(uint32_t ip)
-{
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        const struct nic_port *p = nic_port(i);
-        if (p->has_address && p->ifc.ip == ip) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
-static bool fwd_directed_broadcast(uint32_t ip)
-{
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        const struct nic_port *p = nic_port(i);
-        if (p->has_address && p->ifc.prefix_len < 31 &&
-            ip == (p->ifc.ip | ~fwd_mask(p->ifc.prefix_len))) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* fwd_route_one: a frame the router may forward (IPv4, not for us). Consumes b. */
+/* fwd_route_one: a frame the router may forward (IPv4, not for us); nh is the FIB's answer for
+ * its destination, looked up before the header was checked. Consumes b. */
 static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_port *in,
-                          unsigned core, struct pkb *b, uint64_t now)
+                          unsigned core, struct pkb *b, uint64_t now, int nh)
 {
     uint32_t dst;
     enum route_verdict v = route_ipv4_check_and_decrement(b->data, b->len, &st->route, &dst);
@@ -248,19 +236,18 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
         pkb_free(b, (uint16_t)core);
         return;
     }
-    int nh = fwd_directed_broadcast(dst) ? -2 : fib_lookup(fwd_fib, dst);
     if (nh < 0) {
-        if (nh == -2) {
-            st->dst_directed_broadcast++;
-            pkb_free(b, (uint16_t)core);
-            return;
-        }
         st->no_route++;
         fwd_icmp_error(fc, st, in, core, b, 3, 0, now); /* network unreachable */
         return;
     }
     const struct fwd_nexthop *hop = &fwd_nh[nh];
-    struct nic_port *out = nic_port(hop->port);
+    if (hop->kind == FWD_NH_DIRECTED_BROADCAST) {
+        st->dst_directed_broadcast++; /* RFC 2644: not forwarded by default */
+        pkb_free(b, (uint16_t)core);
+        return;
+    }
+    struct nic_port *out = hop->port;
     uint32_t next = hop->gateway ? hop->gateway : dst;
     uint8_t mac[6];
     if (core >= out->nqueues) {
@@ -288,12 +275,12 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, struct ni
     bool ipv4 = b->len >= IP_DST_OFF + 4 &&
                 inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV4;
     if (ipv4 && in->has_address) {
-        int owner = fwd_our_address(inet_load_be32(b->data + IP_DST_OFF));
-        if (owner < 0) {
-            fwd_route_one(fc, st, in, core, b, now);
+        int nh = fib_lookup(fwd_fib, inet_load_be32(b->data + IP_DST_OFF));
+        if (nh < 0 || fwd_nh[nh].kind != FWD_NH_LOCAL) {
+            fwd_route_one(fc, st, in, core, b, now, nh);
             return;
         }
-        if (owner != (int)in->index) {
+        if (fwd_nh[nh].port != in) {
             st->dst_other_port_address++;
             pkb_free(b, (uint16_t)core);
             return;
