@@ -20,63 +20,123 @@
 
 #define STATS_JSON_BYTES (128 * 1024)
 
-/* One counter: its name (JSON key and table label) and where it lives in its struct. */
+/* One counter: its name (JSON key and table label), where it lives in its struct, and what it
+ * means. This table is the catalogue: `stats doc` prints it, and docs/counters.md is generated
+ * from that output (tools/gen-counters-doc), so the two cannot drift. */
 struct stats_counter {
     const char *name;
     size_t offset;
+    const char *doc;
 };
 
-#define QC(name, field) { name, offsetof(struct nic_queue, field) }
+#define QC(name, field, doc) { name, offsetof(struct nic_queue, field), doc }
 static const struct stats_counter stats_queue_counters[] = {
-    QC("rx_packets", rx.stats.packets),      QC("rx_bytes", rx.stats.bytes),
-    QC("rx_no_buffer", rx.stats.no_buffer),  QC("rx_errors", rx.stats.errors),
-    QC("rx_oversize", rx.stats.oversize),    QC("rx_tail_writes", rx.stats.tail_writes),
-    QC("tx_packets", tx.stats.packets),      QC("tx_bytes", tx.stats.bytes),
-    QC("tx_ring_full", tx.stats.ring_full),  QC("tx_bad_len", tx.stats.bad_len),
-    QC("tx_tail_writes", tx.stats.tail_writes), QC("tx_forwarded", tx.stats.forwarded),
-    QC("arp_requests_answered", local.arp_requests_answered),
-    QC("icmp_echo_answered", local.icmp_echo_answered),
-    QC("arp_replies_learned", local.arp_replies_learned),
-    QC("arp_gratuitous_learned", local.arp_gratuitous_learned),
-    QC("ip_passed", local.ip_passed),        QC("no_address", no_address),
+    QC("rx_packets", rx.stats.packets,
+       "frames received and handed to the core"),
+    QC("rx_bytes", rx.stats.bytes,
+       "their bytes (CRC stripped)"),
+    QC("rx_no_buffer", rx.stats.no_buffer,
+       "refills that found the pool empty; the slot stays unposted and is retried"),
+    QC("rx_errors", rx.stats.errors,
+       "frames dropped for error bits in the descriptor, or spanning several buffers"),
+    QC("rx_oversize", rx.stats.oversize,
+       "of which spanned several buffers (larger than one 2 KiB buffer)"),
+    QC("rx_tail_writes", rx.stats.tail_writes,
+       "RDT doorbells (one per burst that refilled anything)"),
+    QC("tx_packets", tx.stats.packets,
+       "frames the NIC reported transmitted (descriptor done)"),
+    QC("tx_bytes", tx.stats.bytes,
+       "their bytes"),
+    QC("tx_ring_full", tx.stats.ring_full,
+       "frames dropped because no TX descriptor was free"),
+    QC("tx_bad_len", tx.stats.bad_len,
+       "frames dropped for an impossible length (a bug)"),
+    QC("tx_tail_writes", tx.stats.tail_writes,
+       "TDT doorbells (one per burst)"),
+    QC("tx_forwarded", tx.stats.forwarded,
+       "of `tx_packets`: forwarded frames the NIC reported sent (forwarding counted at completion)"),
+    QC("arp_requests_answered", local.arp_requests_answered,
+       "ARP requests for our address, answered"),
+    QC("icmp_echo_answered", local.icmp_echo_answered,
+       "ICMP echo requests to our address, answered"),
+    QC("arp_replies_learned", local.arp_replies_learned,
+       "ARP replies to us, sender learned"),
+    QC("arp_gratuitous_learned", local.arp_gratuitous_learned,
+       "ARP announcements, sender learned"),
+    QC("ip_passed", local.ip_passed,
+       "valid IPv4 for another host that reached the local stack (wire mode has no local stack; the router forwards these first): dropped"),
+    QC("no_address", no_address,
+       "frames on a port with no configured address: dropped"),
 };
 
-#define FC(name, field) { name, offsetof(struct fwd_stats, field) }
+#define FC(name, field, doc) { name, offsetof(struct fwd_stats, field), doc }
 static const struct stats_counter stats_fwd_counters[] = {
-    FC("fwd_forwarded", forwarded),
-    FC("fwd_no_route", no_route),
-    FC("fwd_arp_unresolved", arp_unresolved),
-    FC("fwd_dst_directed_broadcast", dst_directed_broadcast),
-    FC("fwd_dst_other_port_address", dst_other_port_address),
-    FC("fwd_egress_no_queue", egress_no_queue),
-    FC("fwd_egress_link_down", egress_link_down),
-    FC("fwd_wire_no_peer", wire_no_peer),
-    FC("fwd_arp_requests_sent", arp_requests_sent),
-    FC("fwd_icmp_errors_sent", icmp_errors_sent),
-    FC("fwd_icmp_ratelimited", icmp_ratelimited),
-    FC("fwd_alloc_fail", alloc_fail),
+    FC("fwd_forwarded", forwarded,
+       "handed to the egress port's TX ring (router: after TTL and MAC rewrite); the egress queue's `tx_forwarded` counts them when actually sent"),
+    FC("fwd_no_route", no_route,
+       "no route to the destination: dropped; ICMP net unreachable sent (rate limited)"),
+    FC("fwd_arp_unresolved", arp_unresolved,
+       "the next hop's MAC is not known yet: dropped while an ARP request goes out"),
+    FC("fwd_dst_directed_broadcast", dst_directed_broadcast,
+       "to a connected subnet's broadcast address: not forwarded (RFC 2644)"),
+    FC("fwd_dst_other_port_address", dst_other_port_address,
+       "to the appliance's address on another port: dropped"),
+    FC("fwd_egress_no_queue", egress_no_queue,
+       "the egress port has no TX queue for this core"),
+    FC("fwd_egress_link_down", egress_link_down,
+       "the egress port's link is down"),
+    FC("fwd_wire_no_peer", wire_no_peer,
+       "wire mode: the ingress port is in no pair"),
+    FC("fwd_arp_requests_sent", arp_requests_sent,
+       "ARP requests for next hops (at most one per next hop per 100 ms per core)"),
+    FC("fwd_icmp_errors_sent", icmp_errors_sent,
+       "ICMP time exceeded / destination unreachable sent back"),
+    FC("fwd_icmp_ratelimited", icmp_ratelimited,
+       "ICMP errors not sent: over `router.icmp_errors_per_sec` (per core)"),
+    FC("fwd_alloc_fail", alloc_fail,
+       "no buffer for an ARP request"),
 };
 
-#define HC(name, field) { name, offsetof(struct nic_hw_stats, field) }
+#define HC(name, field, doc) { name, offsetof(struct nic_hw_stats, field), doc }
 static const struct stats_counter stats_hw_counters[] = {
-    HC("rx_packets", rx_packets),
-    HC("rx_bytes", rx_bytes),
-    HC("rx_broadcast", rx_broadcast),
-    HC("rx_multicast", rx_multicast),
-    HC("rx_missed_errors", rx_missed_errors),
-    HC("rx_no_buffer_count", rx_no_buffer_count),
-    HC("rx_crc_errors", rx_crc_errors),
-    HC("rx_undersize", rx_undersize),
-    HC("rx_oversize", rx_oversize),
-    HC("tx_packets", tx_packets),
-    HC("tx_bytes", tx_bytes),
+    HC("rx_packets", rx_packets,
+       "good packets received (GPRC)"),
+    HC("rx_bytes", rx_bytes,
+       "good octets received, CRC included (GORC)"),
+    HC("rx_broadcast", rx_broadcast,
+       "broadcast packets received (BPRC)"),
+    HC("rx_multicast", rx_multicast,
+       "multicast packets received (MPRC)"),
+    HC("rx_missed_errors", rx_missed_errors,
+       "dropped for lack of room in the NIC's packet buffer (MPC)"),
+    HC("rx_no_buffer_count", rx_no_buffer_count,
+       "a frame found no free descriptor on its queue (RNBC)"),
+    HC("rx_crc_errors", rx_crc_errors,
+       "frames with a bad Ethernet CRC (CRCERRS)"),
+    HC("rx_undersize", rx_undersize,
+       "frames shorter than 64 bytes with a good CRC (RUC); QEMU counts and pads runts"),
+    HC("rx_oversize", rx_oversize,
+       "frames longer than the maximum (ROC)"),
+    HC("tx_packets", tx_packets,
+       "good packets transmitted (GPTC)"),
+    HC("tx_bytes", tx_bytes,
+       "good octets transmitted (GOTC)"),
 };
 
-#define CC(name, field) { name, offsetof(struct percpu, field) }
+#define CC(name, field, doc) { name, offsetof(struct percpu, field), doc }
 static const struct stats_counter stats_core_counters[] = {
-    CC("loop_iterations", loop_iterations), CC("busy_cycles", busy_cycles),
-    CC("idle_cycles", idle_cycles),         CC("halts", halts),
-    CC("timer_irqs", timer_irqs),           CC("unexpected_irqs", unexpected_irqs),
+    CC("loop_iterations", loop_iterations,
+       "passes of the core's run-to-completion loop"),
+    CC("busy_cycles", busy_cycles,
+       "TSC cycles of loop passes that received at least one frame"),
+    CC("idle_cycles", idle_cycles,
+       "TSC cycles of passes that received nothing (time halted included)"),
+    CC("halts", halts,
+       "adaptive mode: times the core armed its interrupts and slept"),
+    CC("timer_irqs", timer_irqs,
+       "local APIC timer interrupts (core 0 wakes every 10 ms while halted, for the console)"),
+    CC("unexpected_irqs", unexpected_irqs,
+       "interrupts on a vector nobody owns (should stay 0)"),
 };
 
 #define NCOUNTERS(t) (sizeof(t) / sizeof((t)[0]))
@@ -493,6 +553,10 @@ void stats_cmd_stats(int argc, char **argv)
         stats_json();
         return;
     }
+    if (argc == 2 && strcmp(argv[1], "doc") == 0) {
+        stats_cmd_doc(argc, argv);
+        return;
+    }
     if (argc == 3 && strcmp(argv[1], "port") == 0) {
         if ((f.port = stats_index_arg("port", argv[2], nic_port_count())) < 0) {
             return;
@@ -505,7 +569,7 @@ void stats_cmd_stats(int argc, char **argv)
         kprintf("error: no TCP counters yet (the TCP/UDP sink is not built in)\n");
         return;
     } else if (!(argc == 1 || (argc == 2 && strcmp(argv[1], "all") == 0))) {
-        kprintf("error: usage: stats [all | json | port N | core N | tcp]\n");
+        kprintf("error: usage: stats [all | json | doc | port N | core N | tcp]\n");
         return;
     }
     kprintf("counters since %s (non-zero only)\n", stats_cleared_ns ? "the last clear" : "boot");
@@ -632,4 +696,75 @@ void stats_cmd_regs(int argc, char **argv)
         kprintf("%s (%s) registers:\n", p->name, p->ops->chip);
         p->ops->dump_regs(p);
     }
+}
+
+/* --- stats doc: the catalogue as Markdown ---------------------------------------------------- */
+
+static void doc_rows(const struct stats_counter *t, size_t n, const char *prefix)
+{
+    for (size_t i = 0; i < n; i++) {
+        kprintf("| `%s%s` | %s |\n", prefix, t[i].name, t[i].doc);
+    }
+}
+
+static void doc_begin(const char *section)
+{
+    kprintf("<!-- counters:%s -->\n| counter | meaning |\n| --- | --- |\n", section);
+}
+
+static void doc_end(const char *section)
+{
+    kprintf("<!-- /counters:%s -->\n", section);
+}
+
+/* The per-core pool and per-queue interrupt counters live outside the tables above. */
+static const struct stats_counter stats_doc_extra_core[] = {
+    { "pool_size", 0, "packet buffers in the core's own pool (`nic.pool_buffers`)" },
+    { "pool_free", 0, "of which free now; with traffic stopped, `pool_size` minus the buffers "
+                      "posted in the core's RX rings" },
+    { "pool_alloc_fail", 0, "a buffer was needed and the pool was empty (the ring then counts "
+                            "`rx_no_buffer`)" },
+    { "pool_foreign_free", 0, "a core freed a buffer it does not own (a bug; the buffer is "
+                              "leaked, not corrupted)" },
+    { "pool_double_free", 0, "a buffer was freed twice (a bug; the second free is ignored)" },
+};
+
+static const struct stats_counter stats_doc_extra_queue[] = {
+    { "irqs", 0, "interrupts on this queue's MSI-X vector, counted on its core (adaptive mode "
+                 "only)" },
+};
+
+static const struct stats_counter stats_doc_extra_hw[] = {
+    { "rx_queue_drops", 0, "frames dropped per queue because the queue had no descriptor "
+                           "(RQDPC, summed)" },
+};
+
+void stats_cmd_doc(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    doc_begin("core");
+    doc_rows(stats_core_counters, NCOUNTERS(stats_core_counters), "");
+    doc_rows(stats_doc_extra_core, NCOUNTERS(stats_doc_extra_core), "");
+    doc_end("core");
+    doc_begin("hw");
+    doc_rows(stats_doc_extra_hw, NCOUNTERS(stats_doc_extra_hw), "");
+    doc_rows(stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
+    doc_end("hw");
+    doc_begin("queue");
+    doc_rows(stats_doc_extra_queue, NCOUNTERS(stats_doc_extra_queue), "");
+    doc_rows(stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
+    doc_end("queue");
+    doc_begin("fwd");
+    doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
+    doc_end("fwd");
+    doc_begin("route");
+    for (size_t i = 0; i < route_drop_counter_count; i++) {
+        kprintf("| `route_%s` | %s |\n", route_drop_counters[i].name, route_drop_counters[i].why);
+    }
+    doc_end("route");
+    doc_begin("drop");
+    for (size_t i = 0; i < net_drop_counter_count; i++) {
+        kprintf("| `drop_%s` | %s |\n", net_drop_counters[i].name, net_drop_counters[i].why);
+    }
+    doc_end("drop");
 }

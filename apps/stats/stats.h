@@ -15,6 +15,8 @@ void stats_cmd_rings(int argc, char **argv);
 void stats_cmd_regs(int argc, char **argv);
 void stats_cmd_clear(int argc, char **argv);
 void stats_cmd_watch(int argc, char **argv);
+/* stats_cmd_doc: the counter catalogue as Markdown tables (docs/counters.md is made from it). */
+void stats_cmd_doc(int argc, char **argv);
 /* stats_watch_poll: print per-second deltas when the watch interval has passed. Console core,
  * from its loop; returns at once when watch is off. */
 void stats_watch_poll(void);

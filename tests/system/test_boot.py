@@ -103,3 +103,12 @@ def test_deliberate_fault_prints_dump_and_backtrace(boot):
     g.send("version\r")
     with pytest.raises(AssertionError):
         g.expect(r"^wirespeed \d", timeout=5)
+
+
+def test_counters_doc_is_the_firmware_catalogue():
+    """docs/counters.md's tables are exactly what the firmware's `stats doc` prints."""
+    import subprocess
+    r = subprocess.run([os.path.join(os.path.dirname(DEFAULT_ELF), "..", "tools",
+                                     "gen-counters-doc"), "--check"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
