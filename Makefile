@@ -46,7 +46,7 @@ KERNEL_SRCS := \
 	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c \
 	kernel/irq.c kernel/dma.c kernel/loop.c \
 	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
-	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/intel_ring.c \
+	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/intel_ring.c \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))

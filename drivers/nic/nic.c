@@ -11,6 +11,7 @@
 #include "console.h"
 #include "dma.h"
 #include "drivers/nic/igb.h"
+#include "drivers/nic/ixgbe.h"
 
 /* read-only after nic_probe_all (their queues are per core) */
 static struct nic_port nic_ports[NIC_MAX_PORTS];
@@ -107,11 +108,12 @@ unsigned nic_probe_all(unsigned ncores)
 {
     for (unsigned i = 0; i < pci_device_count(); i++) {
         struct pci_dev *d = pci_device(i);
-        if (d->broken || d->claimed || !igb_supports(d)) {
+        bool igb = igb_supports(d);
+        if (d->broken || d->claimed || !(igb || ixgbe_supports(d))) {
             continue;
         }
         d->claimed = true;
-        if (igb_probe(d, ncores) == 0) {
+        if ((igb ? igb_probe(d, ncores) : ixgbe_probe(d, ncores)) == 0) {
             struct nic_port *p = &nic_ports[nic_nports - 1];
             nic_set_address(p);
             nic_report_port(p);

@@ -14,6 +14,7 @@
 #include "console.h"
 #include "dma.h"
 #include "drivers/nic/igb.h"
+#include "drivers/nic/ixgbe.h"
 #include "drivers/nic/nic.h"
 #include "err.h"
 #include "tests/hostsim/sim.h"
@@ -123,6 +124,20 @@ const char *pci_bdf(const struct pci_dev *d, char *buf)
 {
     snprintf(buf, 13, "%04x:%02x:%02x.%u", d->segment, d->bus, d->dev & 0x1fu, d->fn & 7u);
     return buf;
+}
+
+/* --- drivers/nic/ixgbe.h: no 82599 here (tests/hostsim's model harness drives the real one) -- */
+
+bool ixgbe_supports(const struct pci_dev *d)
+{
+    (void)d;
+    return false;
+}
+
+int ixgbe_probe(struct pci_dev *d, unsigned ncores)
+{
+    (void)d, (void)ncores;
+    return WS_ERR_NOSYS;
 }
 
 /* --- drivers/nic/igb.h: the fake ports ------------------------------------------------------ */
