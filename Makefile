@@ -202,7 +202,7 @@ hostsim: setup build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 # System tests boot the default image and its variants: test (adds the `fault` command), busy
 # (busy polling) and wire (wire mode).
 test-system: setup
-	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory all media-test
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
@@ -228,5 +228,7 @@ distclean:
 	rm -rf build
 
 FORCE:
+
+include mk/boot-media.mk
 
 -include $(KERNEL_OBJS:.o=.d)
