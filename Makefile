@@ -51,7 +51,7 @@ KERNEL_SRCS := \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
-.PHONY: all setup sources run run-iso test unit hostsim test-system bench clean distclean
+.PHONY: all setup sources run run-iso test unit hostsim test-model test-system bench clean distclean
 all: setup sources $(ELF) $(ISO)
 
 setup:
@@ -145,7 +145,8 @@ run-iso: all
 UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
-	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt
+	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
+	test_ixgbe_model
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -158,11 +159,14 @@ test_pkb_SRCS := net/pkb.c
 test_route_SRCS := net/route.c net/inet.c
 test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
+IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
+	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
+test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
 test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
 
 define unit_rule
 build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
-		drivers/nic/*.h tests/fakes/*.h apps/*/*.h)
+		drivers/nic/*.h tests/fakes/*.h tests/model/*.h apps/*/*.h)
 	@mkdir -p build/unit
 	$$(HOSTCC) $$(UNIT_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
 endef
@@ -170,6 +174,10 @@ $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
 unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
+
+# The 82599 device model's tests; the driver-against-model tests join here.
+test-model: setup build/unit/test_ixgbe_model
+	build/unit/test_ixgbe_model
 
 # Host simulation: the real forwarding, ring and protocol code against fake NICs, both modes,
 # under ASan/UBSan (tests/hostsim/README.md). `make bench` runs it at 10 million frames.

@@ -1,0 +1,625 @@
+/*
+ * tests/model/ixgbe_model.c: one 82599 port, modelled from the Intel 82599 10 GbE Controller
+ * Datasheet (331520, rev 3.x): register file and dispatch, reset and init-time status, link,
+ * statistics registers, time, the public API. Queue ring registers and enable latching are in
+ * ixgbe_model_queue.c, RX in ixgbe_model_rx.c, TX in ixgbe_model_tx.c, interrupts and MSI-X in
+ * ixgbe_model_irq.c. Register map and state: ixgbe_model_int.h.
+ *
+ * MODELLED (section numbers are the datasheet's):
+ *  - Software reset CTRL.RST and link reset CTRL.LRST (§4.2, §8.2.3.1.1): every register back to
+ *    its reset value at once, the bit reads 1 for IXGBE_MODEL_RESET_NS, writes in that window are
+ *    misuse and are dropped; then EEC.ARD (§8.2.3.2.1) and RDRXCTL.DMAIDONE (§8.2.3.8) come up;
+ *    RAL[0]/RAH[0] hold the EEPROM MAC with AV set (§4.6.3.2). CTRL.RST keeps an established
+ *    link, LRST drops it. CTRL.GIO_DIS → STATUS.GIO clears at once (nothing is ever in flight);
+ *    while set the model does no DMA (RX drops, TX waits).
+ *  - Link (§4.6.4, LINKS §8.2.3.22): training starts at power-on, after a reset that left the link
+ *    down, on AUTOC.Restart_AN (which also drops an up link; the bit self-clears), and on
+ *    plugging the cable; LINKS reads Link_Up|10G IXGBE_MODEL_LINK_UP_NS later. Every link change
+ *    raises EICR.LSC. AUTOC/AUTOC2 reset to an SFP+ port (LMS 10G serial, SFI).
+ *  - Queue enable latching (§4.6.7.1, §4.6.8.1): RX/TXDCTL.ENABLE reads back the new value at the
+ *    next advance(); enabling a queue whose base or length registers were never written is
+ *    misuse and the queue stays disabled. RDH/TDH may only be written while the queue is
+ *    disabled; RDT/TDT beyond the ring are misuse (the write is dropped); RDLEN/TDLEN must be a
+ *    multiple of 128 bytes; RDBAL/TDBAL bits 6:0 read 0.
+ *  - Reserved bits that must be written 0 (§8.1 register conventions): RXDCTL (all but ENABLE,
+ *    bit 26, VME), TXDCTL (7, 15, 24:23, 31:27), SRRCTL (7:5, 21:14, 31:29). Misuse, and the
+ *    reserved bits are not stored.
+ *  - RX, TX, RSS, interrupts, MSI-X: see the other files' headers.
+ *  - Statistics (§8.2.3.23): clear-on-read; GORC/GOTC/TOR/QBRC/QBTC are 36-bit counters read as
+ *    a low register (bits 31:0, read first) and a high register (bits 3:0 valid); each read
+ *    clears the half it returned, so low-then-high reads an exact 36-bit value.
+ *  - A fixed-capacity log of register accesses and model-side counters for tests.
+ *
+ * NOT MODELLED (reads return what was written unless said otherwise):
+ *  - INTx and MSI (interrupts due outside GPIE MSI-X mode are only counted), TCP timer, EITR
+ *    low-latency interrupts and CNT_WDIS, EIAM auto-mask on EICR read/EICS write, the MSI-X
+ *    function mask and enable (PCI config space: the embedder's business).
+ *  - EEPROM/flash contents (EERD, checksum), firmware/manageability semaphores, PHY/I2C/SDP,
+ *    SFP module identification, speeds other than 10G, flow control (pause frames), LinkSec,
+ *    IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other than 0/1 is reported "not modelled"),
+ *    flow director, 5-tuple/EtherType/SYN filters, VLAN filtering, stripping and insertion.
+ *  - RX: legacy and header-split descriptors, RSC, checksum offload (IPCS/L4I stay 0, so a driver
+ *    must not trust them), CRC errors (injected frames are always good), per-packet-buffer
+ *    sizing other than RXPBSIZE[0], descriptor prefetch/write-back thresholds (write-back is
+ *    immediate), DCA, RDRXCTL's own bits, VLAN-tagged length limits (+4).
+ *  - TX: legacy descriptors, TSO, checksum/VLAN/timestamp offloads (all reported "not
+ *    modelled"), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
+ *    (HLREG0.LPBK), TX packet buffer sizing.
+ *  - PCIe itself: config space, function-level reset, MSI-X table reset (kept across CTRL.RST).
+ *  - Register access widths other than 32 bits.
+ *
+ * MODEL CHOICES (where the model has to pick, it picks the strict or the simple reading):
+ *  - Timing constants in ixgbe_model.h are far shorter than a real chip's; drivers must poll.
+ *  - Reset values are given for the registers the model interprets; HLREG0 resets to TXCRCEN |
+ *    RXCRCSTRP | TXPADEN, RDRXCTL and DMATXCTL to 0 (apart from DMAIDONE), others to 0.
+ *  - Vectors 16..63 have no readable cause bit, so their cause always auto-clears on sending.
+ *  - GPRC/GORC count every good frame that passed the L2 filters (missed ones too); byte
+ *    counters (GORC, GOTC, TOR, QBRC, QBTC) count wire bytes including the 4-byte FCS.
+ *  - RNBC is an 82598 register (Linux reads it only there); on the 82599 the model counts
+ *    "no descriptor" drops in QPRDC and packet-buffer overflow in MPC[0].
+ *  - Section numbers follow the rev 3.x layout to the depth given (e.g. §8.2.3.8 = the receive
+ *    DMA register group); register offsets and bits were cross-checked against Linux 6.1
+ *    ixgbe_type.h (the 82599 aliases MRQC/RETA/RSSRK at 0x5818/0x5C00/0x5C80 are accepted too).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/model/ixgbe_model_int.h"
+
+#define IXM_PB_SLOTS 8192u /* RX packet buffer frame slots: 512 KiB / 64-byte frames */
+
+/* ---- helpers shared with the other files --------------------------------------------- */
+
+/* ixm_misuse: count, keep and report one misuse message. */
+void ixm_misuse(struct ixgbe_model *m, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(m->last_misuse, sizeof(m->last_misuse), fmt, ap);
+    va_end(ap);
+    m->cnt.misuse++;
+    if (m->ops.misuse) {
+        m->ops.misuse(m->ops.ctx, m->last_misuse);
+    }
+}
+
+uint32_t ixm_reg(const struct ixgbe_model *m, uint32_t off)
+{
+    return m->regs[off / 4];
+}
+
+bool ixm_gone(const struct ixgbe_model *m)
+{
+    return m->faults[IXGBE_MODEL_FAULT_DEVICE_GONE];
+}
+
+/* ixm_stat_add: a 32-bit statistics register counts n more (wrapping). */
+void ixm_stat_add(struct ixgbe_model *m, uint32_t off, uint32_t n)
+{
+    m->regs[off / 4] += n;
+}
+
+void ixm_ctr36_add(struct ixm_ctr36 *c, uint64_t n)
+{
+    c->v = (c->v + n) & ((1ull << 36) - 1);
+}
+
+/* Offsets of queue q's register reg (IXM_RDBAL..): the two RX ranges, the one TX range. */
+uint32_t ixm_rxq_reg_off(unsigned q, uint32_t reg)
+{
+    return (q < 64 ? IXM_RXQ_LO_BASE + IXM_RXQ_STRIDE * q
+                   : IXM_RXQ_HI_BASE + IXM_RXQ_STRIDE * (q - 64)) + reg;
+}
+
+uint32_t ixm_txq_reg_off(unsigned q, uint32_t reg)
+{
+    return IXM_TXQ_BASE + IXM_TXQ_STRIDE * q + reg;
+}
+
+/* ---- log ----------------------------------------------------------------------------- */
+
+static void ixm_log(struct ixgbe_model *m, unsigned bar, uint32_t off, uint32_t v, bool rd)
+{
+    if (m->log_n == IXGBE_MODEL_LOG_ENTRIES) {
+        m->log_lost++;
+        return;
+    }
+    m->log[m->log_n++] = (struct ixgbe_model_log_entry){
+        .time_ns = m->now, .offset = off, .value = v, .bar = (uint8_t)bar, .is_read = rd};
+}
+
+/* ---- reset (§4.2.1, §4.6.3.2) -------------------------------------------------------- */
+
+/* Reset values of the registers the model interprets; everything else resets to 0. */
+static void ixm_regs_reset(struct ixgbe_model *m)
+{
+    memset(m->regs, 0, sizeof(m->regs));
+    m->regs[IXM_AUTOC / 4] = IXM_AUTOC_LMS_10G_SERIAL; /* EEPROM-loaded: SFP+ port */
+    m->regs[IXM_AUTOC2 / 4] = IXM_AUTOC2_10G_SFI;
+    m->regs[IXM_HLREG0 / 4] = IXM_HLREG0_TXCRCEN | IXM_HLREG0_RXCRCSTRP | IXM_HLREG0_TXPADEN;
+    m->regs[IXM_MAXFRS / 4] = IXM_MAXFRS_RESET;
+    m->regs[IXM_RXPBSIZE(0) / 4] = IXM_RXPBSIZE_RESET0;
+    m->regs[IXM_TXPBSIZE(0) / 4] = IXM_TXPBSIZE_RESET0;
+    for (unsigned q = 0; q < IXGBE_MODEL_QUEUES; q++) {
+        m->regs[ixm_rxq_reg_off(q, IXM_SRRCTL) / 4] = IXM_SRRCTL_RESET;
+    }
+    /* RAR[0] from the EEPROM's MAC address, valid (§4.6.3.2; RAL/RAH §8.2.3.7). */
+    m->regs[IXM_RAL(0) / 4] = (uint32_t)m->mac[0] | (uint32_t)m->mac[1] << 8 |
+                              (uint32_t)m->mac[2] << 16 | (uint32_t)m->mac[3] << 24;
+    m->regs[IXM_RAH(0) / 4] = (uint32_t)m->mac[4] | (uint32_t)m->mac[5] << 8 | IXM_RAH_AV;
+}
+
+/* ixm_start_training: the MAC starts bringing the link up (if a cable is plugged in). */
+static void ixm_start_training(struct ixgbe_model *m, uint64_t from)
+{
+    if (!m->cable) {
+        return;
+    }
+    m->training = true;
+    m->link_up_at = from + IXGBE_MODEL_LINK_UP_NS;
+}
+
+static void ixm_link_change(struct ixgbe_model *m, bool up)
+{
+    if (m->link_up == up) {
+        return;
+    }
+    m->link_up = up;
+    ixm_irq_other_event(m, IXM_EICR_LSC); /* EICR.LSC (§7.3.1, §8.2.3.5.1) */
+    if (up) {
+        ixm_tx_run_all(m);
+    }
+}
+
+/* ixm_reset_start: CTRL.RST or CTRL.LRST written. State resets now; the bit reads 1 for
+ * IXGBE_MODEL_RESET_NS, then EEPROM auto-read and DMA init run (§4.2.1, §4.6.3.2). */
+static void ixm_reset_start(struct ixgbe_model *m, bool lrst)
+{
+    ixm_regs_reset(m);
+    memset(m->rxq, 0, sizeof(m->rxq));
+    memset(m->txq, 0, sizeof(m->txq));
+    ixm_rx_flush(m);
+    ixm_irq_reset(m);
+    memset(&m->gorc, 0, sizeof(m->gorc));
+    memset(&m->gotc, 0, sizeof(m->gotc));
+    memset(&m->tor, 0, sizeof(m->tor));
+    memset(m->qbrc, 0, sizeof(m->qbrc));
+    memset(m->qbtc, 0, sizeof(m->qbtc));
+    m->ard = false;
+    m->dmaidone = false;
+    m->resetting = true;
+    m->reset_was_lrst = lrst;
+    m->reset_done_at = m->now + IXGBE_MODEL_RESET_NS;
+    if (lrst) {
+        /* A link reset takes the link down; no LSC: EICR was just cleared by the reset. */
+        m->link_up = false;
+        m->training = false;
+    }
+}
+
+static void ixm_reset_finish(struct ixgbe_model *m)
+{
+    uint64_t t = m->reset_done_at;
+
+    m->resetting = false;
+    m->ard_at = t + IXGBE_MODEL_EEPROM_NS;
+    m->dmaidone_at = t + IXGBE_MODEL_DMA_INIT_NS;
+    if (!m->link_up && !m->training) {
+        ixm_start_training(m, t);
+    }
+}
+
+/* ---- register read/write dispatch ---------------------------------------------------- */
+
+/* Map the 82598-compatible alias addresses the 82599 keeps onto the model's canonical ones. */
+static uint32_t ixm_canonical(uint32_t off)
+{
+    if (off >= IXM_RAR_ALIAS_BASE && off < IXM_RAR_ALIAS_END) {
+        return IXM_RAL(0) + (off - IXM_RAR_ALIAS_BASE);
+    }
+    if (off >= IXM_SRRCTL_ALIAS && off < IXM_SRRCTL_ALIAS + 16 * 4) {
+        return ixm_rxq_reg_off((off - IXM_SRRCTL_ALIAS) / 4, IXM_SRRCTL);
+    }
+    if (off >= IXM_DCA_RXCTRL_ALIAS && off < IXM_DCA_RXCTRL_ALIAS + 16 * 4) {
+        return ixm_rxq_reg_off((off - IXM_DCA_RXCTRL_ALIAS) / 4, IXM_DCA_RXCTRL);
+    }
+    if (off == IXM_MRQC_ALIAS) {
+        return IXM_MRQC;
+    }
+    if (off >= IXM_RETA_ALIAS && off < IXM_RETA_ALIAS + 32 * 4) {
+        return IXM_RETA(0) + (off - IXM_RETA_ALIAS);
+    }
+    if (off >= IXM_RSSRK_ALIAS && off < IXM_RSSRK_ALIAS + 10 * 4) {
+        return IXM_RSSRK(0) + (off - IXM_RSSRK_ALIAS);
+    }
+    return off;
+}
+
+/* The 36-bit counter pair an offset belongs to, or NULL; *hi says which half. */
+static struct ixm_ctr36 *ixm_ctr36_at(struct ixgbe_model *m, uint32_t off, bool *hi)
+{
+    *hi = false;
+    switch (off) {
+    case IXM_GORCH:
+        *hi = true; /* fall through */
+    case IXM_GORCL:
+        return &m->gorc;
+    case IXM_GOTCH:
+        *hi = true; /* fall through */
+    case IXM_GOTCL:
+        return &m->gotc;
+    case IXM_TORH:
+        *hi = true; /* fall through */
+    case IXM_TORL:
+        return &m->tor;
+    default:
+        break;
+    }
+    for (unsigned i = 0; i < IXM_STAT_QUEUES; i++) {
+        if (off == IXM_QBRC_L(i) || off == IXM_QBRC_H(i)) {
+            *hi = off == IXM_QBRC_H(i);
+            return &m->qbrc[i];
+        }
+        if (off == IXM_QBTC_L(i) || off == IXM_QBTC_H(i)) {
+            *hi = off == IXM_QBTC_H(i);
+            return &m->qbtc[i];
+        }
+    }
+    return NULL;
+}
+
+static uint32_t ixm_ctr36_read(struct ixm_ctr36 *c, bool hi, bool peek)
+{
+    const uint64_t mask = (1ull << 36) - 1;
+    uint32_t v;
+
+    if (!hi) {
+        v = (uint32_t)c->v;
+        if (!peek) {
+            c->v -= v;
+            c->hi_latched = (uint8_t)((c->v >> 32) & 0xF);
+            c->latched = true;
+        }
+        return v;
+    }
+    v = c->latched ? c->hi_latched : (uint32_t)((c->v >> 32) & 0xF);
+    if (!peek) {
+        c->v = (c->v - ((uint64_t)v << 32)) & mask;
+        c->latched = false;
+    }
+    return v;
+}
+
+/* Clear-on-read 32-bit statistics (§8.2.3.23): the two MAC blocks and the per-queue ones. */
+static bool ixm_is_stat(uint32_t off)
+{
+    if ((off >= 0x03F00u && off < 0x04100u)) {
+        return true;
+    }
+    for (unsigned i = 0; i < IXM_STAT_QUEUES; i++) {
+        if (off == IXM_QPRC(i) || off == IXM_QPRDC(i) || off == IXM_QPTC(i)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
+{
+    uint32_t v;
+    struct ixm_ctr36 *c;
+    bool hi;
+
+    off = ixm_canonical(off);
+    if (ixm_irq_read(m, off, peek, &v)) {
+        return v;
+    }
+    if ((c = ixm_ctr36_at(m, off, &hi)) != NULL) {
+        return ixm_ctr36_read(c, hi, peek);
+    }
+    if (ixm_is_stat(off)) {
+        v = m->regs[off / 4];
+        if (!peek) {
+            m->regs[off / 4] = 0;
+        }
+        return v;
+    }
+    if (ixm_queue_read(m, off, &v)) {
+        return v;
+    }
+    v = m->regs[off / 4];
+    switch (off) {
+    case IXM_CTRL:
+        return v | (m->resetting ? (m->reset_was_lrst ? IXM_CTRL_LRST : IXM_CTRL_RST) : 0);
+    case IXM_STATUS: /* LAN ID 0; master enable status follows CTRL.GIO_DIS at once */
+        return (ixm_reg(m, IXM_CTRL) & IXM_CTRL_GIO_DIS) ? 0 : IXM_STATUS_GIO;
+    case IXM_EEC:
+        return (v & IXM_EEC_SW_MASK) | ((v & IXM_EEC_REQ) ? IXM_EEC_GNT : 0) | IXM_EEC_PRES |
+               (m->ard ? IXM_EEC_ARD : 0);
+    case IXM_RDRXCTL:
+        return (v & ~IXM_RDRXCTL_DMAIDONE) | (m->dmaidone ? IXM_RDRXCTL_DMAIDONE : 0);
+    case IXM_LINKS:
+        return m->link_up ? IXM_LINKS_UP | IXM_LINKS_SPEED_10G : 0;
+    default:
+        return v;
+    }
+}
+
+static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
+{
+    uint32_t old;
+
+    if (m->resetting && off != IXM_CTRL) {
+        ixm_misuse(m, "write 0x%08x to 0x%05x while CTRL.RST is in progress: wait for it to "
+                      "clear (§4.2.1, §4.6.3.2)", val, off);
+        return;
+    }
+    off = ixm_canonical(off);
+    if (ixm_irq_write(m, off, val)) {
+        return;
+    }
+    if (ixm_is_stat(off) || ixm_ctr36_at(m, off, &(bool){false}) != NULL) {
+        return; /* statistics are read-only (and some sit inside the queue blocks) */
+    }
+    if (ixm_queue_write(m, off, val)) {
+        return;
+    }
+    old = m->regs[off / 4];
+    switch (off) {
+    case IXM_CTRL:
+        m->regs[off / 4] = val & ~(IXM_CTRL_RST | IXM_CTRL_LRST);
+        if (val & (IXM_CTRL_RST | IXM_CTRL_LRST)) {
+            ixm_reset_start(m, (val & IXM_CTRL_LRST) != 0);
+        } else if ((old & IXM_CTRL_GIO_DIS) && !(val & IXM_CTRL_GIO_DIS)) {
+            ixm_rx_drain(m);
+            ixm_tx_run_all(m);
+        }
+        return;
+    case IXM_STATUS:
+    case IXM_LINKS:
+        return; /* read-only */
+    case IXM_EEC:
+        m->regs[off / 4] = val & IXM_EEC_SW_MASK;
+        return;
+    case IXM_RDRXCTL:
+        m->regs[off / 4] = val & ~IXM_RDRXCTL_DMAIDONE;
+        return;
+    case IXM_AUTOC:
+        m->regs[off / 4] = val & ~IXM_AUTOC_RESTART_AN;
+        if (val & IXM_AUTOC_RESTART_AN) { /* §4.6.4: apply settings, restart the link */
+            ixm_link_change(m, false);
+            m->training = false;
+            ixm_start_training(m, m->now);
+        }
+        return;
+    case IXM_MRQC:
+        m->regs[off / 4] = val;
+        if ((val & IXM_MRQC_MRQE) > IXM_MRQC_MRQE_RSS) {
+            ixm_misuse(m, "not modelled: MRQC.MRQE = %u (DCB/VMDq); only 0 and 1 (RSS)",
+                       val & IXM_MRQC_MRQE);
+        }
+        return;
+    case IXM_RXCTRL:
+        m->regs[off / 4] = val;
+        ixm_rx_drain(m);
+        return;
+    case IXM_DMATXCTL:
+        m->regs[off / 4] = val;
+        ixm_tx_run_all(m);
+        return;
+    default:
+        m->regs[off / 4] = val;
+        return;
+    }
+}
+
+/* ---- public API ---------------------------------------------------------------------- */
+
+static bool ixm_access_ok(struct ixgbe_model *m, unsigned bar, uint32_t off, const char *what)
+{
+    uint32_t size = bar == IXGBE_MODEL_BAR_REGS ? IXGBE_MODEL_REGS_BYTES
+                    : bar == IXGBE_MODEL_BAR_MSIX ? IXGBE_MODEL_MSIX_BYTES
+                                                  : 0;
+
+    if (off >= size || (off & 3)) {
+        ixm_misuse(m, "%s of BAR %u offset 0x%x: outside the BAR or not 32-bit aligned", what,
+                   bar, off);
+        return false;
+    }
+    return true;
+}
+
+uint32_t ixgbe_model_read(struct ixgbe_model *m, unsigned bar, uint32_t offset)
+{
+    uint32_t v;
+
+    if (!ixm_access_ok(m, bar, offset, "read")) {
+        return 0;
+    }
+    if (ixm_gone(m)) {
+        v = 0xFFFFFFFFu; /* the device no longer answers: all-ones completions */
+    } else if (bar == IXGBE_MODEL_BAR_MSIX) {
+        v = ixm_msix_read(m, offset);
+    } else {
+        v = ixm_reg_read(m, offset, false);
+    }
+    if (m->log_reads) {
+        ixm_log(m, bar, offset, v, true);
+    }
+    return v;
+}
+
+uint32_t ixgbe_model_peek(const struct ixgbe_model *m, unsigned bar, uint32_t offset)
+{
+    if ((bar != IXGBE_MODEL_BAR_REGS && bar != IXGBE_MODEL_BAR_MSIX) || (offset & 3) ||
+        offset >= (bar ? IXGBE_MODEL_MSIX_BYTES : IXGBE_MODEL_REGS_BYTES)) {
+        return 0;
+    }
+    if (bar == IXGBE_MODEL_BAR_MSIX) {
+        return ixm_msix_read(m, offset);
+    }
+    /* A peek never changes state; the cast lets the read path share the code. */
+    return ixm_reg_read((struct ixgbe_model *)m, offset, true);
+}
+
+void ixgbe_model_write(struct ixgbe_model *m, unsigned bar, uint32_t offset, uint32_t value)
+{
+    if (!ixm_access_ok(m, bar, offset, "write")) {
+        return;
+    }
+    ixm_log(m, bar, offset, value, false);
+    if (ixm_gone(m)) {
+        return;
+    }
+    if (bar == IXGBE_MODEL_BAR_MSIX) {
+        ixm_msix_write(m, offset, value);
+    } else {
+        ixm_reg_write(m, offset, value);
+    }
+}
+
+int ixgbe_model_inject(struct ixgbe_model *m, const uint8_t *frame, size_t len)
+{
+    return ixm_rx_inject(m, frame, len);
+}
+
+void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns)
+{
+    if (now_ns > m->now) {
+        m->now = now_ns;
+    }
+    if (ixm_gone(m)) {
+        return;
+    }
+    if (m->resetting && m->now >= m->reset_done_at) {
+        ixm_reset_finish(m);
+    }
+    if (!m->resetting && !m->ard && m->now >= m->ard_at &&
+        !m->faults[IXGBE_MODEL_FAULT_EEPROM_NEVER_DONE]) {
+        m->ard = true;
+    }
+    if (!m->resetting && !m->dmaidone && m->now >= m->dmaidone_at &&
+        !m->faults[IXGBE_MODEL_FAULT_DMA_INIT_NEVER_DONE]) {
+        m->dmaidone = true;
+    }
+    if (m->training && !m->resetting && m->now >= m->link_up_at &&
+        !m->faults[IXGBE_MODEL_FAULT_LINK_NEVER_UP]) {
+        m->training = false;
+        ixm_link_change(m, true);
+    }
+    ixm_queue_latches(m);
+    ixm_irq_poll(m);
+    ixm_rx_drain(m);
+    ixm_tx_run_all(m);
+}
+
+void ixgbe_model_set_link(struct ixgbe_model *m, bool up)
+{
+    m->cable = up;
+    if (!up) {
+        m->training = false;
+        ixm_link_change(m, false);
+    } else if (!m->link_up && !m->training && !m->resetting) {
+        ixm_start_training(m, m->now);
+    }
+}
+
+void ixgbe_model_fault(struct ixgbe_model *m, enum ixgbe_model_fault f, bool on)
+{
+    if ((unsigned)f < IXGBE_MODEL_FAULT_COUNT) {
+        m->faults[f] = on;
+    }
+}
+
+struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uint8_t mac[6])
+{
+    struct ixgbe_model *m;
+
+    if (!ops || !ops->dma_read || !ops->dma_write || !mac) {
+        return NULL;
+    }
+    m = calloc(1, sizeof(*m));
+    if (!m) {
+        goto err_model;
+    }
+    m->log = calloc(IXGBE_MODEL_LOG_ENTRIES, sizeof(*m->log));
+    if (!m->log) {
+        goto err_log;
+    }
+    m->pb_cap = IXM_PB_SLOTS;
+    m->pb = calloc(m->pb_cap, sizeof(*m->pb));
+    if (!m->pb) {
+        goto err_pb;
+    }
+    m->ops = *ops;
+    memcpy(m->mac, mac, 6);
+    /* Power-on: the device has long finished its own reset, auto-read and DMA init. */
+    ixm_regs_reset(m);
+    ixm_irq_reset(m);
+    for (unsigned v = 0; v < IXGBE_MODEL_MSIX_VECTORS; v++) {
+        m->msix[v][3] = 1; /* vector control: masked after reset (PCI MSI-X) */
+    }
+    m->ard = true;
+    m->dmaidone = true;
+    m->cable = true;
+    ixm_start_training(m, 0);
+    return m;
+
+err_pb:
+    free(m->log);
+err_log:
+    free(m);
+err_model:
+    return NULL;
+}
+
+void ixgbe_model_free(struct ixgbe_model *m)
+{
+    if (!m) {
+        return;
+    }
+    ixm_rx_flush(m);
+    free(m->pb);
+    free(m->log);
+    free(m);
+}
+
+void ixgbe_model_counters(const struct ixgbe_model *m, struct ixgbe_model_counters *out)
+{
+    *out = m->cnt;
+    out->rx_pb_frames = m->pb_count;
+}
+
+const char *ixgbe_model_last_misuse(const struct ixgbe_model *m)
+{
+    return m->last_misuse;
+}
+
+const struct ixgbe_model_log_entry *ixgbe_model_log(const struct ixgbe_model *m, size_t *n,
+                                                    uint64_t *lost)
+{
+    *n = m->log_n;
+    if (lost) {
+        *lost = m->log_lost;
+    }
+    return m->log;
+}
+
+void ixgbe_model_log_clear(struct ixgbe_model *m)
+{
+    m->log_n = 0;
+    m->log_lost = 0;
+}
+
+void ixgbe_model_log_reads(struct ixgbe_model *m, bool on)
+{
+    m->log_reads = on;
+}
+
+uint64_t ixgbe_model_now(const struct ixgbe_model *m)
+{
+    return m->now;
+}
