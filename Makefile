@@ -176,8 +176,9 @@ unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
 # The 82599 device model's tests; the driver-against-model tests join here.
-test-model: setup build/unit/test_ixgbe_model
+test-model: setup build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
 	build/unit/test_ixgbe_model
+	build/hostsim/ixgbe_sim
 
 # Host simulation: the real forwarding, ring and protocol code against fake NICs, both modes,
 # under ASan/UBSan (tests/hostsim/README.md). `make bench` runs it at 10 million frames.
@@ -189,6 +190,20 @@ HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim
 # -iquote, not -I, for kernel/: its time.h must not shadow the C library's <time.h>.
 HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer -I. -iquote kernel
+
+# The real 82599 driver, NIC layer and forwarding against two 82599 model ports (MMIO through
+# the WS_HOST_MMIO seam of kernel/mmio.h).
+IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
+	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_platform.c tests/hostsim/sim_frames.c \
+	drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c \
+	apps/fwd/fwd.c net/pkb.c net/fib.c net/route.c net/local.c net/neigh.c net/inet.c net/rss.c \
+	kernel/err.c $(IXGBE_MODEL_SRCS)
+IXGBE_SIM_CFLAGS := $(HOSTSIM_CFLAGS) -DWS_HOST_MMIO -Itests/hostsim/hostinc
+
+build/hostsim/ixgbe_sim: build/hostsim/router/gen/config.h $(IXGBE_SIM_SRCS) $(wildcard \
+		tests/hostsim/*.h tests/hostsim/hostinc/*.h tests/model/*.h apps/fwd/*.h kernel/*.h \
+		net/*.h drivers/nic/*.h drivers/pci/*.h tests/fakes/*.h)
+	$(HOSTCC) $(IXGBE_SIM_CFLAGS) -iquote $(dir $<) $(IXGBE_SIM_SRCS) -o $@
 
 build/hostsim/router/gen/config.h: config/default.conf $(GENCONFIG)
 	@mkdir -p $(dir $@)
@@ -216,7 +231,7 @@ test-system: setup
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
-test: unit hostsim test-system
+test: unit hostsim test-model test-system
 
 # Benchmarks print numbers; they never pass or fail on speed (tests/bench/README.md).
 build/bench/udpgen: tests/bench/udpgen.c

@@ -450,6 +450,30 @@ static int igb_map_bar0(struct nic_port *p)
     return WS_OK;
 }
 
+/* igb_release_queues: after a failed bring-up, stop every queue that was set up (clear
+ * ENABLE, bounded wait for it to read 0) and give its buffers back to the cores' pools. */
+static void igb_release_queues(struct nic_port *p)
+{
+    for (unsigned q = 0; p->q != NULL && q < p->nqueues; q++) {
+        struct nic_queue *nq = &p->q[q];
+        uint32_t rx = IGB_RXQ_BASE(q) + IGB_RXDCTL, tx = IGB_TXQ_BASE(q) + IGB_TXDCTL;
+        if (nq->rx.desc != NULL) {
+            igb_wr(p, rx, igb_rd(p, rx) & ~IGB_RXDCTL_ENABLE);
+            if (igb_wait(p, "RX queue disable (RXDCTL.ENABLE)", rx, IGB_RXDCTL_ENABLE, 0,
+                         IGB_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
+                iring_rx_release(&nq->rx);
+            }
+        }
+        if (nq->tx.desc != NULL) {
+            igb_wr(p, tx, igb_rd(p, tx) & ~IGB_TXDCTL_ENABLE);
+            if (igb_wait(p, "TX queue disable (TXDCTL.ENABLE)", tx, IGB_TXDCTL_ENABLE, 0,
+                         IGB_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
+                iring_tx_release(&nq->tx);
+            }
+        }
+    }
+}
+
 int igb_probe(struct pci_dev *d, unsigned ncores)
 {
     struct nic_port *p = nic_alloc_port();
@@ -477,10 +501,11 @@ int igb_probe(struct pci_dev *d, unsigned ncores)
     err = err ? err : igb_init_rx(p);
     err = err ? err : igb_init_msix(p);
     if (err != WS_OK) {
-        if (p->bar0) {
+        if (p->bar0 && igb_rd(p, IGB_STATUS) != 0xFFFFFFFF) {
             igb_mask_all_irqs(p);
             igb_wr(p, IGB_RCTL, 0);
             igb_wr(p, IGB_TCTL, 0);
+            igb_release_queues(p);
         }
         nic_abandon_port(p);
         return err;

@@ -820,14 +820,39 @@ static int ixgbe_configure(struct nic_port *p)
 }
 
 /* ixgbe_quiesce: after a failed bring-up, leave the port silent: no interrupts, no DMA. */
+/* ixgbe_release_queues: stop every queue that was set up (§4.6.7.1 / §4.6.8.1: clear ENABLE
+ * and wait for it to read 0, bounded) and only then give its buffers back to the cores' pools:
+ * a skipped port must not keep a share of every pool, nor a ring the NIC could still write. */
+static void ixgbe_release_queues(struct nic_port *p)
+{
+    for (unsigned q = 0; p->q != NULL && q < p->nqueues; q++) {
+        struct nic_queue *nq = &p->q[q];
+        if (nq->rx.desc != NULL) {
+            ixgbe_clear(p, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE);
+            if (ixgbe_wait(p, "RX queue disable (RXDCTL.ENABLE)", IXGBE_RXDCTL(q),
+                           IXGBE_RXDCTL_ENABLE, 0, IXGBE_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
+                iring_rx_release(&nq->rx);
+            }
+        }
+        if (nq->tx.desc != NULL) {
+            ixgbe_clear(p, IXGBE_TXDCTL(q), IXGBE_TXDCTL_ENABLE);
+            if (ixgbe_wait(p, "TX queue disable (TXDCTL.ENABLE)", IXGBE_TXDCTL(q),
+                           IXGBE_TXDCTL_ENABLE, 0, IXGBE_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
+                iring_tx_release(&nq->tx);
+            }
+        }
+    }
+}
+
 static void ixgbe_quiesce(struct nic_port *p)
 {
     if (p->bar0 == 0 || ixgbe_rd(p, IXGBE_STATUS) == IXGBE_ALL_ONES) {
-        return;
+        return; /* a device that is gone DMAs nothing more; its buffers stay where they are */
     }
     ixgbe_disable_irqs(p);
     ixgbe_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
     ixgbe_clear(p, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
+    ixgbe_release_queues(p);
 }
 
 /*

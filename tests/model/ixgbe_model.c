@@ -343,6 +343,8 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
         return (v & ~IXM_RDRXCTL_DMAIDONE) | (m->dmaidone ? IXM_RDRXCTL_DMAIDONE : 0);
     case IXM_LINKS:
         return m->link_up ? IXM_LINKS_UP | IXM_LINKS_SPEED_10G : 0;
+    case IXM_SECRXSTAT: /* the RX security path is idle (ready) while SECRXCTRL.RX_DIS holds it */
+        return (ixm_reg(m, IXM_SECRXCTRL) & IXM_SECRXCTRL_RX_DIS) ? IXM_SECRXSTAT_SECRX_RDY : 0;
     default:
         return v;
     }
