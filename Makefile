@@ -179,6 +179,7 @@ unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
 test-model: setup build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
 	build/unit/test_ixgbe_model
 	build/hostsim/ixgbe_sim
+	$(PYTHON) -m pytest -q tests/model
 
 # Host simulation: the real forwarding, ring and protocol code against fake NICs, both modes,
 # under ASan/UBSan (tests/hostsim/README.md). `make bench` runs it at 10 million frames.

@@ -1,0 +1,116 @@
+/*
+ * tests/fuzz/fuzz_config.c: libFuzzer harness for the configuration generator's parser
+ * (config/confparse.c, confkeys.c, confvalue.c) and header emitter (confemit.c). The input is
+ * a configuration file; it is parsed from an exactly-sized heap copy (conf_parse takes text
+ * that is not NUL-terminated, so ASan sees any read past its end), and if it is valid, the
+ * header is written into a memory stream.
+ *
+ * Invariants: no crash or sanitizer report; conf_parse returns 0 exactly when no error was
+ * recorded or dropped; errors are at most CONF_MAX_ERRORS, sorted by line with line 0 last,
+ * each on a line of the input (1 .. its line count) or 0, naming the file, with a terminated,
+ * non-empty message; a valid file has every key present unless it may stay unset, and at most
+ * CONF_MAX_ROUTES routes, each on a line of the input; its header is written without error,
+ * is the same when written twice, and ends in a newline.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/confparse.h"
+#include "tests/fuzz/fuzz.h"
+
+#define FCFG_FILE "fuzz.conf"
+
+/* The lines conf_parse sees: one per '\n', plus a last one without it. */
+static unsigned fcfg_lines(const uint8_t *text, size_t len)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < len; i++) {
+        n += text[i] == '\n';
+    }
+    return n + (len != 0 && text[len - 1] != '\n');
+}
+
+static void fcfg_check_errors(const struct conf_errors *errs, unsigned lines)
+{
+    FUZZ_CHECK(errs->count <= CONF_MAX_ERRORS);
+    FUZZ_CHECK(errs->dropped == 0 || errs->count == CONF_MAX_ERRORS);
+    unsigned prev = 1;
+    for (unsigned i = 0; i < errs->count; i++) {
+        const struct conf_error *e = &errs->list[i];
+        unsigned rank = e->line == 0 ? ~0u : e->line;
+        FUZZ_CHECK(e->line <= lines);
+        FUZZ_CHECK(rank >= prev); /* sorted, line 0 last */
+        prev = rank;
+        FUZZ_CHECK(e->file != NULL && strcmp(e->file, FCFG_FILE) == 0);
+        size_t n = strnlen(e->msg, sizeof(e->msg));
+        FUZZ_CHECK(n > 0 && n < sizeof(e->msg));
+    }
+}
+
+/* The header of a valid parse, as a malloc'd string (caller frees). */
+static char *fcfg_emit(const struct conf_values *v, size_t *len)
+{
+    char *out = NULL;
+    FILE *f = open_memstream(&out, len);
+    if (f == NULL) {
+        abort();
+    }
+    FUZZ_CHECK(conf_emit_header(v, f) == 0);
+    FUZZ_CHECK(fclose(f) == 0);
+    return out;
+}
+
+static void fcfg_check_valid(const struct conf_values *v, unsigned lines)
+{
+    FUZZ_CHECK(v->nroutes <= CONF_MAX_ROUTES);
+    for (unsigned i = 0; i < v->nroutes; i++) {
+        FUZZ_CHECK(v->routes[i].line >= 1 && v->routes[i].line <= lines);
+        FUZZ_CHECK(v->routes[i].len <= 32);
+        FUZZ_CHECK(v->routes[i].port < CONF_PORT_COUNT);
+    }
+    for (size_t i = 0; i < conf_key_count; i++) {
+        const struct conf_value *val = &v->val[i];
+        FUZZ_CHECK(val->line <= lines);
+        FUZZ_CHECK(val->present || conf_keys[i].no_default);
+        FUZZ_CHECK(strnlen(val->text, sizeof(val->text)) < sizeof(val->text));
+    }
+
+    size_t len1 = 0, len2 = 0;
+    char *h1 = fcfg_emit(v, &len1);
+    char *h2 = fcfg_emit(v, &len2);
+    FUZZ_CHECK(len1 > 0 && len1 == len2 && memcmp(h1, h2, len1) == 0);
+    FUZZ_CHECK(h1[len1 - 1] == '\n');
+    FUZZ_CHECK(strlen(h1) == len1); /* no NUL inside the header */
+    free(h2);
+    free(h1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = (char *)fuzz_alloc_copy(data, size, size);
+    struct conf_values *v = malloc(sizeof(*v));
+    struct conf_errors *errs = malloc(sizeof(*errs));
+    if (v == NULL || errs == NULL) {
+        abort();
+    }
+    /* Garbage, so that a field conf_parse forgets to set shows up in the checks. */
+    memset(v, 0xa5, sizeof(*v));
+    memset(errs, 0xa5, sizeof(*errs));
+
+    int rc = conf_parse(FCFG_FILE, text, size, v, errs);
+    unsigned lines = fcfg_lines(data, size);
+
+    FUZZ_CHECK((rc == 0) == (errs->count + errs->dropped == 0));
+    FUZZ_CHECK(rc == 0 || rc < 0);
+    fcfg_check_errors(errs, lines);
+    if (rc == 0) {
+        fcfg_check_valid(v, lines);
+    }
+
+    free(errs);
+    free(v);
+    free(text);
+    return 0;
+}

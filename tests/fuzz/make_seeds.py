@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""tests/fuzz/make_seeds.py: write the seed corpora of the fuzz harnesses (tests/fuzz/corpus/).
+
+The seeds are small valid inputs, built here field by field so that each one can be read and
+changed: an ARP request, an ICMP echo, a UDP datagram in transit, a route table program, console
+lines, the shipped configuration files without their comments. Each harness's input format is
+described at the top of its .c file; the header bytes below follow it.
+
+Usage: tests/fuzz/make_seeds.py [corpus-dir]   (default: tests/fuzz/corpus next to this file)
+Rewrites the files it owns; deletes nothing.
+"""
+import os
+import re
+import struct
+import sys
+
+OUR_MAC = bytes.fromhex("020000000001")
+PEER_MAC = bytes.fromhex("020000000002")
+OTHER_MAC = bytes.fromhex("020000000003")
+BCAST = b"\xff" * 6
+OUR_IP = bytes([10, 0, 0, 1])
+PEER_IP = bytes([10, 0, 0, 2])
+
+
+def ip4(s):
+    return bytes(int(x) for x in s.split("."))
+
+
+def csum(b):
+    """RFC 1071 Internet checksum of b, as an int ready to be stored big-endian."""
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def eth(dst, src, etype, payload):
+    return dst + src + struct.pack("!H", etype) + payload
+
+
+def arp(op, sha, spa, tha, tpa):
+    return struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
+
+
+def ipv4(src, dst, proto, payload, ttl=64, frag=0x4000, options=b"", tos=0, ident=0x1c46):
+    ihl = 5 + len(options) // 4
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, tos, ihl * 4 + len(payload), ident, frag, ttl,
+                      proto, 0, src, dst) + options
+    hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+    return hdr + payload
+
+
+def icmp(typ, code, rest, data):
+    msg = struct.pack("!BBH", typ, code, 0) + rest + data
+    return msg[:2] + struct.pack("!H", csum(msg)) + msg[4:]
+
+
+def udp(src, dst, sport, dport, data):
+    length = 8 + len(data)
+    pseudo = src + dst + struct.pack("!BBH", 0, 17, length)
+    seg = struct.pack("!HHHH", sport, dport, length, 0) + data
+    c = csum(pseudo + seg) or 0xFFFF
+    return seg[:6] + struct.pack("!H", c) + seg[8:]
+
+
+PING_DATA = bytes(range(0x10, 0x10 + 48)) + b"\0" * 8  # 56 bytes, like ping's default
+
+
+def echo_request(ident=0x1234, seq=1, data=PING_DATA):
+    return icmp(8, 0, struct.pack("!HH", ident, seq), data)
+
+
+# --- fuzz_net_local: byte 0 variant, byte 1 slack, then the frame ------------------------------
+
+V_TIGHT, V_SLACK, V_PKB, V_SHORT = 0, 1, 2, 3
+V_NEIGH, V_MULTI = 0x04, 0x80
+
+
+def net_local_seeds():
+    arp_req = eth(BCAST, PEER_MAC, 0x0806, arp(1, PEER_MAC, PEER_IP, b"\0" * 6, OUR_IP))
+    arp_rep = eth(OUR_MAC, PEER_MAC, 0x0806, arp(2, PEER_MAC, PEER_IP, OUR_MAC, OUR_IP))
+    garp = eth(BCAST, OTHER_MAC, 0x0806,
+               arp(1, OTHER_MAC, ip4("10.0.0.3"), b"\0" * 6, ip4("10.0.0.3")))
+    ping = eth(OUR_MAC, PEER_MAC, 0x0800, ipv4(PEER_IP, OUR_IP, 1, echo_request()))
+    ping_opts = eth(OUR_MAC, PEER_MAC, 0x0800,
+                    ipv4(PEER_IP, OUR_IP, 1, echo_request(seq=2), options=b"\x01\x01\x01\x00"))
+    ping_tiny = eth(OUR_MAC, PEER_MAC, 0x0800, ipv4(PEER_IP, OUR_IP, 1, echo_request(data=b"")))
+    transit = eth(OUR_MAC, PEER_MAC, 0x0800,
+                  ipv4(PEER_IP, ip4("192.0.2.5"), 17,
+                       udp(PEER_IP, ip4("192.0.2.5"), 40000, 9, b"wirespeed" * 4)))
+    pad = lambda f: f + b"\0" * max(0, 60 - len(f))
+
+    def multi(*frames):
+        return b"".join(struct.pack("!H", len(f)) + f for f in frames)
+
+    return {
+        "arp_request": bytes([V_PKB | V_NEIGH, 0]) + arp_req,
+        "arp_request_padded_tight": bytes([V_TIGHT | V_NEIGH, 0]) + pad(arp_req),
+        "arp_request_no_table": bytes([V_SLACK, 18]) + arp_req,
+        "arp_reply_to_us": bytes([V_PKB | V_NEIGH, 0]) + pad(arp_rep),
+        "arp_gratuitous": bytes([V_PKB | V_NEIGH, 0]) + pad(garp),
+        "icmp_echo": bytes([V_PKB | V_NEIGH, 0]) + ping,
+        "icmp_echo_ip_options": bytes([V_TIGHT, 0]) + ping_opts,
+        "icmp_echo_empty_needs_padding": bytes([V_SLACK, 30]) + ping_tiny,
+        "udp_in_transit": bytes([V_PKB, 0]) + transit,
+        "frame_longer_than_buffer": bytes([V_SHORT, 3]) + ping,
+        "prefix_31_echo": bytes([V_PKB | (4 << 3), 0]) + ping,
+        "multi_learn_then_answer": bytes([V_PKB | V_NEIGH | V_MULTI, 0])
+        + multi(pad(garp), pad(arp_rep), arp_req, ping),
+    }
+
+
+# --- fuzz_route: variant, size, code, type, then the frame ------------------------------------
+
+def route_seeds():
+    src, dst = ip4("198.18.0.2"), ip4("198.51.100.7")
+    payload = udp(src, dst, 40000, 9, b"x" * 18)
+
+    def frame(ip):
+        return eth(OUR_MAC, PEER_MAC, 0x0800, ip)
+
+    hdr = lambda variant, size=0, code=0, typ=0: bytes([variant, size, code, typ])
+    unreach = icmp(3, 1, b"\0" * 4, ipv4(dst, src, 17, payload)[:28])
+    return {
+        "udp_forward": hdr(0) + frame(ipv4(src, dst, 17, payload)),
+        "udp_ttl_expired": hdr(0) + frame(ipv4(src, dst, 17, payload, ttl=1)),
+        "udp_ttl_expired_in_place_pkb": hdr(2 << 2) + frame(ipv4(src, dst, 17, payload, ttl=1)),
+        "udp_net_unreach_small_out": hdr(1 | (2 << 5), 70) + frame(ipv4(src, dst, 17, payload)),
+        "big_udp_host_unreach": hdr(3 << 5, 0) + frame(ipv4(src, dst, 17, udp(
+            src, dst, 40000, 9, bytes(range(256)) * 4))),
+        "icmp_echo_ttl_expired": hdr(0) + frame(ipv4(src, dst, 1, echo_request(), ttl=1)),
+        "icmp_error_not_answered": hdr(0) + frame(ipv4(src, dst, 1, unreach, ttl=1)),
+        "ip_options_forward": hdr(1 << 2, 9) + frame(
+            ipv4(src, dst, 17, payload, ttl=5, options=b"\x01\x01\x01\x00")),
+        "fragment_not_first": hdr(0) + frame(ipv4(src, dst, 17, payload, ttl=1, frag=0x2010)),
+        "link_local_source": hdr(0) + frame(ipv4(ip4("169.254.1.1"), dst, 17, payload, ttl=1)),
+        "no_source_address": hdr(0x10) + frame(ipv4(src, dst, 17, payload, ttl=1)),
+        "raw_type_code": hdr(6 << 5, 0, 3, 3) + frame(ipv4(src, dst, 6, b"\0" * 20, ttl=1)),
+    }
+
+
+# --- fuzz_fib: byte 0 pool size, then operations -----------------------------------------------
+
+def fib_add(prefix, length, nh, op=0):
+    return bytes([op]) + ip4(prefix) + bytes([length]) + struct.pack("!H", nh)
+
+
+def fib_lookup(addr):
+    return b"\x05" + ip4(addr)
+
+
+def fib_near(k, how, bits=0):
+    return bytes([3, k, how]) + struct.pack("!I", bits)
+
+
+def fib_seeds():
+    default_conf = (fib_add("198.18.0.0", 24, 0) + fib_add("198.19.0.0", 24, 1)
+                    + fib_add("198.51.100.0", 24, 2) + fib_add("198.51.100.128", 25, 3)
+                    + fib_lookup("198.51.100.200") + fib_lookup("198.51.100.7")
+                    + fib_lookup("198.18.0.9") + fib_lookup("203.0.113.1"))
+    levels = (fib_add("0.0.0.0", 0, 9, op=0x40) + fib_add("10.0.0.0", 8, 1)
+              + fib_add("10.1.0.0", 16, 2) + fib_add("10.1.2.0", 24, 3)
+              + fib_add("10.1.2.3", 32, 4) + fib_add("10.1.2.128", 25, 5)
+              + b"".join(fib_near(k, h, 0x5a5a5a5a) for k in range(6) for h in range(6)))
+    churn = (fib_add("172.16.0.0", 12, 1) + fib_add("172.16.5.0", 24, 2)
+             + fib_add("172.16.5.64", 26, 3) + b"\x02\x01" + fib_near(0, 4, 0xffff)
+             + b"\x02\x00" + fib_lookup("172.16.5.70") + fib_add("172.16.5.64", 26, 7)
+             + bytes([6, 8]) + bytes(5 * 8))
+    exhaust = b"".join(fib_add("10.%d.%d.0" % (i, i), 25, i) for i in range(6))
+    bad = (fib_add("10.0.0.1", 8, 1, op=0x80) + fib_add("10.0.0.0", 33, 1)
+           + b"\x82" + ip4("10.0.0.0") + b"\x08" + fib_lookup("10.0.0.1"))
+    boundary = b"".join(bytes([7]) + ip4("192.168.%d.%d" % (i, i * 4)) + bytes([i, 0, i])
+                        for i in range(8)) + bytes([6, 15]) + bytes(5 * 16)
+    return {
+        "default_conf_routes": b"\x3f" + default_conf,
+        "all_levels": b"\x3f" + levels,
+        "add_del_replace": b"\x10" + churn,
+        "group_pool_exhausted": b"\x02" + exhaust,
+        "invalid_arguments": b"\x3f" + bad,
+        "level_boundaries": b"\x3f" + boundary,
+    }
+
+
+# --- fuzz_console: byte 0 also picks a max_args; the rest is the serial line ------------------
+
+def console_seeds():
+    return {
+        "commands_crlf": b"\x08help\r\nversion\r\nports\r\nstats\r\nroutes\r\narp\r\n",
+        "commands_args": b"\x02stats port 1\rrings 0\nregs 1\r\nwatch  5\r\nstats\tjson\r",
+        "erase_and_kill": b"\x03stx\x7fats\r\x08\x08ver\x03cpus\rhelp\x15arp\r",
+        "escape_sequences": b"\x08\x1b[Ahelp\x1b[1;5C\r\x1bOx\r\x1b[\r",
+        "too_long": b"\x08" + b"stats " * 30 + b"\rhelp\r",
+        "bad_byte": b"\x08st\x01ats\r\xc3\xa9\r\x00\n",
+        "too_many_args": b"\x04a b c d e f g h i j\r a  b \t\r\n",
+        "lone_lf_and_cr": b"\x08\n\n\r\r\n\r\nstats\n",
+    }
+
+
+# --- fuzz_config: the configuration text itself ------------------------------------------------
+
+def strip_comments(text):
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def config_seeds(repo):
+    out = {}
+    for name in ("default", "wire", "test", "busy"):
+        path = os.path.join(repo, "config", name + ".conf")
+        with open(path, encoding="utf-8") as f:
+            out["%s_conf" % name] = strip_comments(f.read())
+    base = out["default_conf"]
+    out["default_conf_crlf_no_final_newline"] = base.replace(b"\n", b"\r\n").rstrip(b"\r\n")
+    out["minimal_required_keys"] = b"console.port = com1\nconsole.baud = 115200\ncores = all\n" \
+        b"panic = halt\n"
+    out["errors_of_every_kind"] = (
+        b"console.port = com9\nconsole.port = com1\nconsole.baud = 12\ncores = 0\n"
+        b"panic = maybe\nunknown.key = 1\nBad-Key = 1\nno equals sign\n = value\n"
+        b"port0.address = 10.0.0.1/24\nport1.address = 10.0.0.2/16\nport2.address = 10.0.0.0/33\n"
+        b"route = 10.9.0.0/16 via 10.0.0.1\nroute = 10.9.0.0/16 via 10.0.0.3\n"
+        b"route = 10.8.0.1/16 dev port7\nname = \xc3\xa9t\xc3\xa9 # utf-8 in a comment is fine\n"
+        b"nic.rx_descs = 500\nnic.burst = 0x40\nwire.pairs = 0-0\n\tpoll.idle_us =\x01 3\n")
+    out["wire_rewrite_mac"] = re.sub(
+        rb"wire.rewrite_mac = no", b"wire.rewrite_mac = yes\nport0.next_hop_mac = "
+        b"02:00:00:00:00:0a\nport1.next_hop_mac = 02:00:00:00:00:0B", out["wire_conf"])
+    return out
+
+
+# --- fuzz_rx_ring: byte 0 sets up the ring; then operations -----------------------------------
+
+def ring_frame(length, flags=0, err=None, rss=None):
+    b = bytes([0, flags])
+    if flags & 4:
+        b += bytes([err])
+    if flags & 8:
+        b += struct.pack("!I", rss)
+    return b + struct.pack("!H", length)
+
+
+def rx_ring_seeds():
+    burst = lambda n: bytes([2, n])
+    free = lambda n: bytes([3, n])
+    hostile = lambda slot, st, ln, info=0, rss=0: (
+        bytes([4, slot]) + struct.pack("!IHII", st, ln, info, rss))
+    steady = (ring_frame(60) + ring_frame(1514) + ring_frame(64, 8, rss=0x12345678) + burst(32)
+              + free(0)) * 4
+    chains = (ring_frame(3000 - 2048, 1) + ring_frame(60) + ring_frame(100, 3) + burst(64)
+              + free(0) + ring_frame(60, 4, err=0x80) + ring_frame(60, 4, err=0x01) + burst(8))
+    hostile_seq = (hostile(3, 0x3, 60) + hostile(15, 0x3, 4000) + bytes([5]) + b"\x00\x40"
+                   + ring_frame(0) + ring_frame(2049) + burst(16) + bytes([6]) + free(0)
+                   + hostile(0, 0x1, 60) + burst(4) + bytes([7]) + burst(4))
+    starve = (ring_frame(60) * 3 + burst(2) + burst(2) + ring_frame(60) + burst(5) + free(1)
+              + bytes([6]) + free(0) + burst(1))
+    wrap = (ring_frame(60) * 7 + burst(64) + free(0)) * 6
+    return {
+        "steady_traffic_16": bytes([0x01]) + steady,
+        "chains_and_errors_82599": bytes([0x01 | 0x20]) + chains,
+        "chains_and_errors_82576": bytes([0x00]) + chains,
+        "hostile_writebacks": bytes([0x01 | (1 << 2)]) + hostile_seq,
+        "small_pool": bytes([0x00 | (6 << 2)]) + starve,
+        "empty_pool": bytes([0x00 | (5 << 2)]) + hostile(0, 0x3, 60) + burst(8) + bytes([6]),
+        "wraparound_8": bytes([0x00]) + wrap,
+        "big_ring_big_pool": bytes([0x03 | (3 << 2)]) + steady,
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
+    sets = {
+        "fuzz_net_local": net_local_seeds(),
+        "fuzz_route": route_seeds(),
+        "fuzz_fib": fib_seeds(),
+        "fuzz_console": console_seeds(),
+        "fuzz_config": config_seeds(repo),
+        "fuzz_rx_ring": rx_ring_seeds(),
+    }
+    for harness, seeds in sets.items():
+        d = os.path.join(root, harness)
+        os.makedirs(d, exist_ok=True)
+        for name, data in seeds.items():
+            assert len(data) < 2048, "%s/%s: %d bytes" % (harness, name, len(data))
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print("%s: %d seeds" % (harness, len(seeds)))
+
+
+if __name__ == "__main__":
+    main()

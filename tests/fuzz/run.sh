@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh: build the libFuzzer harnesses into build/fuzz/, replay every regression
+# input (tests/fuzz/regressions/<harness>/), then fuzz each harness for a while.
+#
+#   tests/fuzz/run.sh [seconds] [harness...]    seconds per harness (default 10); all harnesses
+#                                               unless some are named (e.g. fuzz_route)
+#   FUZZ_BUILD_ONLY=1 tests/fuzz/run.sh         build and replay regressions, no fuzzing
+#
+# Each harness fuzzes a working copy of its seed corpus, build/fuzz/corpus-work/<harness>/
+# (seeded from tests/fuzz/corpus/<harness>/, kept between runs so coverage accumulates; the
+# committed corpus is never written). One line per harness: executions, rate, result. A crash
+# (or leak, timeout, out-of-memory) is saved under build/fuzz/crashes/<harness>/ with the
+# commands to reproduce it and to keep it as a regression input; the script then goes on with
+# the other harnesses and exits 1 at the end. Needs clang with libFuzzer (Debian:
+# clang-14 + libclang-rt-14-dev).
+set -uo pipefail
+
+cd "$(dirname "$0")/../.."
+secs=${1:-10}
+shift || true
+if ! [[ $secs =~ ^[0-9]+$ ]]; then
+    echo "usage: tests/fuzz/run.sh [seconds] [harness...]" >&2
+    exit 2
+fi
+
+CC=${FUZZ_CC:-clang}
+OUT=build/fuzz
+CFLAGS=(-std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined
+    -fno-sanitize-recover=all -fno-omit-frame-pointer -I. -iquote kernel -Iconfig)
+
+# Each harness and the firmware sources it runs (all but the harness shared with the firmware
+# build or the host tests, unchanged).
+declare -A SRCS=(
+    [fuzz_net_local]="net/local.c net/neigh.c net/inet.c"
+    [fuzz_route]="net/route.c net/inet.c"
+    [fuzz_fib]="net/fib.c"
+    [fuzz_console]="kernel/console_line.c"
+    [fuzz_config]="config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c"
+    [fuzz_rx_ring]="drivers/nic/intel_ring.c net/pkb.c"
+)
+# Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
+# eviction and out-of-memory paths (see the harnesses): the same code, other sizes.
+declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TABLE_BITS=4")
+ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring)
+
+harnesses=("$@")
+if [[ ${#harnesses[@]} -eq 0 ]]; then
+    harnesses=("${ALL[@]}")
+fi
+for h in "${harnesses[@]}"; do
+    if [[ -z ${SRCS[$h]+x} ]]; then
+        echo "run.sh: unknown harness '$h' (known: ${ALL[*]})" >&2
+        exit 2
+    fi
+done
+
+mkdir -p "$OUT/logs" "$OUT/crashes" "$OUT/corpus-work"
+failed=0
+
+# --- build -----------------------------------------------------------------------------------
+for h in "${harnesses[@]}"; do
+    # shellcheck disable=SC2086 # word splitting of the source lists is intended
+    if ! "$CC" "${CFLAGS[@]}" ${EXTRA[$h]:-} "tests/fuzz/$h.c" ${SRCS[$h]} -o "$OUT/$h" \
+            2> "$OUT/logs/$h.build.log"; then
+        cat "$OUT/logs/$h.build.log" >&2
+        echo "run.sh: building $h failed" >&2
+        if grep -q "libclang_rt.fuzzer" "$OUT/logs/$h.build.log"; then
+            echo "run.sh: libFuzzer runtime missing: apt-get install libclang-rt-14-dev" >&2
+        fi
+        exit 1
+    fi
+done
+
+# --- regression inputs: each must run clean ---------------------------------------------------
+for h in "${harnesses[@]}"; do
+    dir=tests/fuzz/regressions/$h
+    [[ -d $dir ]] || continue
+    mapfile -t inputs < <(find "$dir" -type f ! -name '*.md' ! -name '.*' | sort)
+    [[ ${#inputs[@]} -gt 0 ]] || continue
+    if "$OUT/$h" -runs=1 "${inputs[@]}" > "$OUT/logs/$h.regressions.log" 2>&1; then
+        printf '%-15s regressions: %d inputs ok\n' "$h" "${#inputs[@]}"
+    else
+        printf '%-15s regressions: FAILED (log: %s)\n' "$h" "$OUT/logs/$h.regressions.log"
+        grep -E "invariant broken|ERROR: |SUMMARY: |Running: " "$OUT/logs/$h.regressions.log" |
+            head -n 8 | sed 's/^/    /'
+        failed=1
+    fi
+done
+
+if [[ ${FUZZ_BUILD_ONLY:-0} == 1 || $secs -eq 0 ]]; then
+    exit $failed
+fi
+
+# --- fuzzing -----------------------------------------------------------------------------------
+stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
+
+for h in "${harnesses[@]}"; do
+    work=$OUT/corpus-work/$h
+    crashes=$OUT/crashes/$h
+    mkdir -p "$work" "$crashes"
+    cp -n tests/fuzz/corpus/"$h"/* "$work"/ 2> /dev/null
+    opts=(-max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048
+        -print_final_stats=1 -artifact_prefix="$crashes/")
+    [[ -f tests/fuzz/$h.dict ]] && opts+=(-dict="tests/fuzz/$h.dict")
+    before=$(find "$crashes" -type f | wc -l)
+    "$OUT/$h" "${opts[@]}" "$work" > "$OUT/logs/$h.log" 2>&1
+    rc=$?
+    execs=$(stat number_of_executed_units "$OUT/logs/$h.log")
+    rate=$(stat average_exec_per_sec "$OUT/logs/$h.log")
+    if [[ $rc -eq 0 ]]; then
+        printf '%-15s %12s execs %8s exec/s  %ss  ok\n' "$h" "${execs:-?}" "${rate:-?}" "$secs"
+        continue
+    fi
+    failed=1
+    artifact=$(find "$crashes" -type f -newer "$OUT/$h" -printf '%T@ %p\n' | sort -n |
+        tail -n 1 | cut -d' ' -f2-)
+    printf '%-15s %12s execs %8s exec/s  FAILED (exit %d)\n' "$h" "${execs:-?}" "${rate:-?}" $rc
+    grep -E "invariant broken|ERROR: |SUMMARY: " "$OUT/logs/$h.log" | head -n 4 | sed 's/^/    /'
+    if [[ -n $artifact && $(find "$crashes" -type f | wc -l) -gt $before ]]; then
+        cat <<EOF
+    input:      $artifact (log: $OUT/logs/$h.log)
+    reproduce:  $OUT/$h $artifact
+    minimize:   $OUT/$h -minimize_crash=1 -runs=100000 -exact_artifact_path=$artifact.min $artifact
+    once fixed, keep it as a regression input (replayed by every run of this script):
+                mkdir -p tests/fuzz/regressions/$h && cp $artifact tests/fuzz/regressions/$h/<what-it-was>
+EOF
+    else
+        echo "    no input saved (log: $OUT/logs/$h.log)"
+    fi
+done
+exit $failed
