@@ -51,7 +51,8 @@ KERNEL_SRCS := \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
 
-.PHONY: all setup sources run run-iso test unit hostsim test-model test-system bench clean distclean
+.PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
+	bench clean distclean
 all: setup sources $(ELF) $(ISO)
 
 setup:
@@ -232,7 +233,16 @@ test-system: setup
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
-test: unit hostsim test-model test-system
+test: unit hostsim test-model fuzz-smoke test-system
+
+# libFuzzer harnesses for every parser of outside bytes (tests/fuzz/README.md): `make fuzz`
+# runs each for FUZZ_SECONDS; `make test` replays the regression inputs and fuzzes each briefly.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: setup
+	tests/fuzz/run.sh 5
 
 # Benchmarks print numbers; they never pass or fail on speed (tests/bench/README.md).
 build/bench/udpgen: tests/bench/udpgen.c
@@ -246,7 +256,7 @@ bench: setup all build/bench/udpgen
 	tests/bench/fwd_bench.sh
 
 clean:
-	rm -rf $(BUILD) build/test build/busy build/wire build/unit build/host build/hostsim build/bench
+	rm -rf $(BUILD) build/test build/busy build/wire build/unit build/host build/hostsim build/bench build/fuzz
 
 distclean:
 	rm -rf build
