@@ -409,19 +409,14 @@ static void igb_ring_heads(struct nic_port *p, unsigned q, uint32_t *rdh, uint32
 
 static void igb_dump_regs(struct nic_port *p)
 {
-    static const struct {
-        const char *name;
-        uint32_t reg;
-    } regs[] = {
+    static const struct nic_reg regs[] = {
         { "CTRL", IGB_CTRL }, { "STATUS", IGB_STATUS }, { "CTRL_EXT", IGB_CTRL_EXT },
         { "RCTL", IGB_RCTL }, { "TCTL", IGB_TCTL },     { "RXCSUM", IGB_RXCSUM },
         { "MRQC", IGB_MRQC }, { "GPIE", IGB_GPIE },     { "EIMS", IGB_EIMS },
         { "EIAC", IGB_EIAC }, { "IMS", IGB_IMS },       { "IVAR_MISC", IGB_IVAR_MISC },
         { "RAL0", IGB_RAL0 }, { "RAH0", IGB_RAH0 },
     };
-    for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-        kprintf("  %-10s 0x%05x = 0x%08x\n", regs[i].name, regs[i].reg, igb_rd(p, regs[i].reg));
-    }
+    nic_print_regs(p, regs, sizeof(regs) / sizeof(regs[0]));
 }
 
 static const struct nic_ops igb_ops = {

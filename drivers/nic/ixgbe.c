@@ -734,10 +734,7 @@ static void ixgbe_ring_heads(struct nic_port *p, unsigned q, uint32_t *rdh, uint
  * clear-on-read, so reading them here would lose causes and counts: they are not listed. */
 static void ixgbe_dump_regs(struct nic_port *p)
 {
-    static const struct {
-        const char *name;
-        uint32_t reg;
-    } regs[] = {
+    static const struct nic_reg regs[] = {
         { "CTRL", IXGBE_CTRL },         { "STATUS", IXGBE_STATUS },
         { "CTRL_EXT", IXGBE_CTRL_EXT }, { "EEC", IXGBE_EEC },
         { "AUTOC", IXGBE_AUTOC },       { "AUTOC2", IXGBE_AUTOC2 },
@@ -756,10 +753,7 @@ static void ixgbe_dump_regs(struct nic_port *p)
         kprintf("  device gone: registers not read\n");
         return;
     }
-    for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-        kprintf("  %-10s 0x%05x = 0x%08x\n", regs[i].name, regs[i].reg,
-                ixgbe_rd(p, regs[i].reg));
-    }
+    nic_print_regs(p, regs, sizeof(regs) / sizeof(regs[0]));
 }
 
 static const struct nic_ops ixgbe_ops = {

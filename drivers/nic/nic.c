@@ -10,6 +10,7 @@
 #include "config.h"
 #include "console.h"
 #include "dma.h"
+#include "mmio.h"
 #include "drivers/nic/igb.h"
 #include "drivers/nic/ixgbe.h"
 
@@ -146,6 +147,14 @@ void nic_disarm_core(unsigned core)
         if (core < p->nqueues) {
             p->ops->irq_disarm(p, core);
         }
+    }
+}
+
+void nic_print_regs(const struct nic_port *p, const struct nic_reg *regs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        kprintf("  %-10s 0x%05x = 0x%08x\n", regs[i].name, regs[i].offset,
+                mmio_read32(p->bar0 + regs[i].offset));
     }
 }
 

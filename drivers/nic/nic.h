@@ -8,6 +8,7 @@
 #define WS_NIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "drivers/nic/intel_ring.h"
@@ -93,6 +94,16 @@ int nic_pools_init(unsigned ncores);
  * returns true if a frame is already waiting (then do not halt). */
 bool nic_arm_core(unsigned core);
 void nic_disarm_core(unsigned core);
+/* One named register for a chip's `regs <port>` table. */
+struct nic_reg {
+    const char *name;
+    uint32_t offset; /* in BAR0 */
+};
+
+/* nic_print_regs: print name, offset and current value of each register (console core). Only
+ * registers whose read has no side effect belong in such a table (no clear-on-read ones). */
+void nic_print_regs(const struct nic_port *p, const struct nic_reg *regs, size_t n);
+
 /* nic_housekeeping: link state and hardware counters of every port. Core 0, slow path. */
 void nic_housekeeping(void);
 

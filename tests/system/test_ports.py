@@ -99,6 +99,10 @@ def tap_tx(lab, port):
 
 
 def test_ports_listed_and_ping_both(lab):
+    # bring-up views: the register dump and the rings' hardware and software indices
+    lab.guest.command("regs 0", r"^  RCTL\s+0x00100 = 0x[0-9a-f]{8}$")
+    lab.guest.command("rings 1", r"^3\s+\d+\s+\d+\s+\d+\s+\d+ \|\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+$")
+    lab.guest.command("regs 9", r"^error: no port '9' \(ports 0\.\.1\)$")
     lab.guest.command("ports", r"^port1\s+0000:00:04\.0\s+82576\s+52:54:00:\S+\s+up\s+1000\s+4\s+"
                       r"198\.19\.0\.1/24$")
     for port in (0, 1):
