@@ -6,7 +6,8 @@ crash (or a seed) in Wireshark/tcpdump, or to replay it at the appliance with tc
 
 The frames are cut out of each input exactly as the harness does (see the top of
 tests/fuzz/fuzz_net_local.c and fuzz_route.c); header bytes that only steer the harness
-(buffer sizes, variants) are not part of any frame and are dropped.
+(buffer sizes, variants) are not part of any frame and are dropped. The checksums the harness
+may rewrite before use are left as they are in the input.
 """
 import struct
 import sys
@@ -31,7 +32,7 @@ def net_local_frames(data):
 
 
 def route_frames(data):
-    return [data[4:4 + MAX_FRAME]]
+    return [data[5:5 + MAX_FRAME]]
 
 
 def main():

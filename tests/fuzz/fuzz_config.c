@@ -5,6 +5,9 @@
  * that is not NUL-terminated, so ASan sees any read past its end), and if it is valid, the
  * header is written into a memory stream.
  *
+ * The file name is "fuzz.conf" unless the first line is a comment "# file: <name>": then that
+ * name (the default of `name` comes from it: long names, no ".conf", directories).
+ *
  * Invariants: no crash or sanitizer report; conf_parse returns 0 exactly when no error was
  * recorded or dropped; errors are at most CONF_MAX_ERRORS, sorted by line with line 0 last,
  * each on a line of the input (1 .. its line count) or 0, naming the file, with a terminated,
@@ -32,7 +35,27 @@ static unsigned fcfg_lines(const uint8_t *text, size_t len)
     return n + (len != 0 && text[len - 1] != '\n');
 }
 
-static void fcfg_check_errors(const struct conf_errors *errs, unsigned lines)
+/* The file name: from a first line "# file: <name>", else FCFG_FILE. Caller frees. */
+static char *fcfg_file_name(const uint8_t *text, size_t len)
+{
+    static const char tag[] = "# file: ";
+    const size_t tag_len = sizeof(tag) - 1;
+    size_t n = 0;
+
+    if (len >= tag_len && memcmp(text, tag, tag_len) == 0) {
+        while (tag_len + n < len && n < 512 && text[tag_len + n] != '\n' &&
+               text[tag_len + n] != '\r') {
+            n++;
+        }
+        char *name = (char *)fuzz_alloc_copy(text + tag_len, n + 1, n);
+        name[n] = '\0';
+        return name;
+    }
+    return (char *)fuzz_alloc_copy((const uint8_t *)FCFG_FILE, sizeof(FCFG_FILE),
+                                   sizeof(FCFG_FILE));
+}
+
+static void fcfg_check_errors(const struct conf_errors *errs, unsigned lines, const char *file)
 {
     FUZZ_CHECK(errs->count <= CONF_MAX_ERRORS);
     FUZZ_CHECK(errs->dropped == 0 || errs->count == CONF_MAX_ERRORS);
@@ -43,7 +66,7 @@ static void fcfg_check_errors(const struct conf_errors *errs, unsigned lines)
         FUZZ_CHECK(e->line <= lines);
         FUZZ_CHECK(rank >= prev); /* sorted, line 0 last */
         prev = rank;
-        FUZZ_CHECK(e->file != NULL && strcmp(e->file, FCFG_FILE) == 0);
+        FUZZ_CHECK(e->file == file);
         size_t n = strnlen(e->msg, sizeof(e->msg));
         FUZZ_CHECK(n > 0 && n < sizeof(e->msg));
     }
@@ -99,18 +122,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(v, 0xa5, sizeof(*v));
     memset(errs, 0xa5, sizeof(*errs));
 
-    int rc = conf_parse(FCFG_FILE, text, size, v, errs);
+    char *file = fcfg_file_name(data, size);
+    int rc = conf_parse(file, text, size, v, errs);
     unsigned lines = fcfg_lines(data, size);
 
     FUZZ_CHECK((rc == 0) == (errs->count + errs->dropped == 0));
     FUZZ_CHECK(rc == 0 || rc < 0);
-    fcfg_check_errors(errs, lines);
+    FUZZ_CHECK(v->file_name == file);
+    fcfg_check_errors(errs, lines, file);
     if (rc == 0) {
         fcfg_check_valid(v, lines);
     }
 
     free(errs);
     free(v);
+    free(file);
     free(text);
     return 0;
 }

@@ -80,7 +80,8 @@ FUZZ_UNTRACED static int ff_ref_find(const struct ff_ctx *c, uint32_t prefix, ui
 
 /* Does any route other than `skip` (-1: none) put a prefix longer than `level` bits inside the
  * /level block that holds addr? That is what keeps a group for that block. */
-FUZZ_UNTRACED static bool ff_ref_needs_group(const struct ff_ctx *c, uint32_t addr, unsigned level, int skip)
+FUZZ_UNTRACED static bool ff_ref_needs_group(const struct ff_ctx *c, uint32_t addr, unsigned level,
+                                            int skip)
 {
     for (unsigned i = 0; i < c->n; i++) {
         const struct ff_route *r = &c->ref[i];

@@ -2,8 +2,10 @@
  * tests/fuzz/fuzz_net_local.c: libFuzzer harness for the own-address input path, net/local.c's
  * net_local_input (with net/neigh.c and net/inet.c), on frames built from the input.
  *
- * Input: byte 0 picks the variant, byte 1 is a size parameter, the rest is the frame (or, with
- * FL_MULTI, up to FL_MAX_FRAMES frames, each after a 2-byte big-endian length):
+ * Input: byte 0 picks the variant, byte 1 holds a size (bits 0-5) and whether the harness
+ * rewrites the IPv4 header checksum (bit 7) and ICMP checksum (bit 6) of each frame (see
+ * fuzz_fix_checksums), the rest is the frame (or, with FL_MULTI, up to FL_MAX_FRAMES frames,
+ * each after a 2-byte big-endian length):
  *   bits 0-1  buffer: exactly the frame / frame + (byte 1 & 63) / PKB_DATA_BYTES / shorter than
  *             the frame by 1 + (byte 1 & 7) (the caller-bug path)
  *   bit 2     the neighbour table is passed (writer core) or NULL
@@ -40,6 +42,8 @@
 #define FL_PREFIX_SHIFT 3
 #define FL_NO_IP 0x40
 #define FL_MULTI 0x80
+#define FL_FIX_IP 0x80   /* in byte 1 */
+#define FL_FIX_ICMP 0x40 /* in byte 1 */
 #define FL_MAX_FRAMES 24
 #define FL_MAX_FRAME_BYTES (PKB_DATA_BYTES + 64)
 #define FL_FILL 0xa5 /* buffer bytes past the frame start as this, to see stray writes */
@@ -56,7 +60,8 @@ struct fl_ctx {
 
 /* The counter that moved in this call: its index in net_drop_counters[], or -1 if none did;
  * checks that at most one moved, by exactly one. */
-FUZZ_UNTRACED static int fl_moved_drop(const struct net_drop_stats *a, const struct net_drop_stats *b)
+FUZZ_UNTRACED static int fl_moved_drop(const struct net_drop_stats *a,
+                                      const struct net_drop_stats *b)
 {
     int moved = -1;
     for (size_t i = 0; i < net_drop_counter_count; i++) {
@@ -166,13 +171,14 @@ static void fl_one_frame(struct fl_ctx *c, const uint8_t *bytes, uint16_t len, u
         break;
     }
 
+    uint8_t *req = fuzz_alloc_copy(bytes, len, len); /* the whole frame, as sent */
+    fuzz_fix_checksums(req, len, slack & FL_FIX_IP, slack & FL_FIX_ICMP);
     /* Exactly buf_bytes on the heap; the frame, then a fill pattern up to buf_bytes. */
-    uint8_t *buf = fuzz_alloc_copy(bytes, buf_bytes, len);
+    uint8_t *buf = fuzz_alloc_copy(req, buf_bytes, len);
     if (buf_bytes > len) {
         memset(buf + len, FL_FILL, buf_bytes - len);
     }
     uint8_t *orig = fuzz_alloc_copy(buf, buf_bytes, buf_bytes); /* buf as it was */
-    uint8_t *req = fuzz_alloc_copy(bytes, len, len);            /* the whole frame */
 
     if (c->neigh != NULL) {
         memcpy(c->before, c->neigh, sizeof(*c->neigh));

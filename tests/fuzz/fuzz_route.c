@@ -3,7 +3,7 @@
  * net/route.c: route_ipv4_check_and_decrement and route_icmp_error (into a separate buffer of
  * exactly out_bytes, and in place over the frame itself).
  *
- * Input: 4 header bytes, then the frame:
+ * Input: 5 header bytes, then the frame:
  *   byte 0  bits 0-1  separate output buffer: ROUTE_ICMP_ERROR_MAX_FRAME_BYTES / byte 1 bytes /
  *                     the frame's length / 60 + byte 1
  *           bits 2-3  in-place buffer: the frame exactly / + (byte 1 & 63) / PKB_DATA_BYTES /
@@ -12,6 +12,8 @@
  *           bits 5-7  error asked for: 11/0, 11/1, 3/0, 3/1, 3/(byte 2 & 15), 3/4, raw (byte 3
  *                     type, byte 2 code), 11/(byte 2)
  *   byte 1  a size; byte 2 a code; byte 3 a type
+ *   byte 4  bit 0: the harness rewrites the frame's IPv4 header checksum first (a fuzzer cannot
+ *           keep it valid by itself; see fuzz_fix_checksums)
  *
  * Invariants: forwarding's verdict equals a reference written from RFC 1812 5.2.2/5.3.7/5.3.4
  * (validity, address classes, TTL); on ROUTE_FORWARD the TTL is one less, only TTL and checksum
@@ -49,21 +51,6 @@ struct fr_ref {
     uint16_t total;  /* when valid */
 };
 
-FUZZ_UNTRACED static uint16_t fr_ref_csum(const uint8_t *p, size_t len) /* RFC 1071 4.1, 16 bits at a time */
-{
-    uint32_t sum = 0;
-    for (size_t i = 0; i + 1 < len; i += 2) {
-        sum += (uint32_t)p[i] << 8 | p[i + 1];
-    }
-    if (len & 1) {
-        sum += (uint32_t)p[len - 1] << 8;
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return (uint16_t)~sum;
-}
-
 static struct fr_ref fr_ref_parse(const uint8_t *f, uint16_t len)
 {
     struct fr_ref r = { false, 0, 0 };
@@ -73,7 +60,7 @@ static struct fr_ref fr_ref_parse(const uint8_t *f, uint16_t len)
     r.hlen = (uint16_t)((f[14] & 15) * 4);
     r.total = inet_load_be16(f + 16);
     r.valid = r.hlen >= 20 && r.total >= r.hlen && r.total <= len - 14 &&
-              fr_ref_csum(f + 14, r.hlen) == 0;
+              fuzz_csum(f + 14, r.hlen) == 0;
     return r;
 }
 
@@ -193,14 +180,14 @@ static void fr_check_error_frame(const uint8_t *out, uint16_t n, uint16_t out_by
     FUZZ_CHECK(ip[0] == 0x45 && inet_load_be16(ip + 2) == n - 14u);
     FUZZ_CHECK((inet_load_be16(ip + 6) & (INET_IPV4_FLAG_MF | INET_IPV4_FRAG_OFFSET_MASK)) == 0);
     FUZZ_CHECK(ip[8] > 0 && ip[9] == INET_PROTO_ICMP);
-    FUZZ_CHECK(inet_checksum(ip, 20) == 0 && fr_ref_csum(ip, 20) == 0);
+    FUZZ_CHECK(inet_checksum(ip, 20) == 0 && fuzz_csum(ip, 20) == 0);
     FUZZ_CHECK(inet_load_be32(ip + 12) == FR_OUR_IP);
     FUZZ_CHECK(memcmp(ip + 16, in + 26, 4) == 0);
     const uint8_t *icmp = ip + 20;
     uint16_t icmp_len = (uint16_t)(n - 34);
     FUZZ_CHECK(icmp[0] == type && icmp[1] == code);
     FUZZ_CHECK(icmp[4] == 0 && icmp[5] == 0 && icmp[6] == 0 && icmp[7] == 0);
-    FUZZ_CHECK(inet_checksum(icmp, icmp_len) == 0 && fr_ref_csum(icmp, icmp_len) == 0);
+    FUZZ_CHECK(inet_checksum(icmp, icmp_len) == 0 && fuzz_csum(icmp, icmp_len) == 0);
     uint16_t quote = (uint16_t)(n - ROUTE_ICMP_ERROR_HEADROOM_BYTES);
     uint32_t want = r->total;
     want = want < FR_QUOTE_MAX ? want : FR_QUOTE_MAX;
@@ -270,8 +257,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t size_b = fuzz_u8(&in);
     uint8_t code_b = fuzz_u8(&in);
     uint8_t type_b = fuzz_u8(&in);
+    uint8_t fix = fuzz_u8(&in);
     uint16_t len = in.n > FR_MAX_FRAME_BYTES ? FR_MAX_FRAME_BYTES : (uint16_t)in.n;
-    const uint8_t *frame = fuzz_alloc_copy(in.p, len, len); /* exact size: over-reads show */
+    uint8_t *frame = fuzz_alloc_copy(in.p, len, len); /* exact size: over-reads show */
+    fuzz_fix_checksums(frame, len, fix & 1, 0);
 
     uint16_t out_bytes;
     switch (variant & FR_OUT_MASK) {
@@ -323,6 +312,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(fr_error_separate(frame, len, out_bytes, type, code, our_ip, &n));
     fr_error_in_place(frame, len, buf_bytes, type, code, our_ip);
 
-    free((void *)frame);
+    free(frame);
     return 0;
 }

@@ -72,9 +72,10 @@ def echo_request(ident=0x1234, seq=1, data=PING_DATA):
     return icmp(8, 0, struct.pack("!HH", ident, seq), data)
 
 
-# --- fuzz_net_local: byte 0 variant, byte 1 slack, then the frame ------------------------------
+# --- fuzz_net_local: byte 0 variant, byte 1 slack and fix-ups, then the frame ----------------
 
 V_TIGHT, V_SLACK, V_PKB, V_SHORT = 0, 1, 2, 3
+FIX = 0x80 | 0x40  # byte 1: the harness rewrites IPv4 and ICMP checksums
 V_NEIGH, V_MULTI = 0x04, 0x80
 
 
@@ -96,23 +97,23 @@ def net_local_seeds():
         return b"".join(struct.pack("!H", len(f)) + f for f in frames)
 
     return {
-        "arp_request": bytes([V_PKB | V_NEIGH, 0]) + arp_req,
+        "arp_request": bytes([V_PKB | V_NEIGH, FIX]) + arp_req,
         "arp_request_padded_tight": bytes([V_TIGHT | V_NEIGH, 0]) + pad(arp_req),
         "arp_request_no_table": bytes([V_SLACK, 18]) + arp_req,
         "arp_reply_to_us": bytes([V_PKB | V_NEIGH, 0]) + pad(arp_rep),
-        "arp_gratuitous": bytes([V_PKB | V_NEIGH, 0]) + pad(garp),
-        "icmp_echo": bytes([V_PKB | V_NEIGH, 0]) + ping,
-        "icmp_echo_ip_options": bytes([V_TIGHT, 0]) + ping_opts,
-        "icmp_echo_empty_needs_padding": bytes([V_SLACK, 30]) + ping_tiny,
-        "udp_in_transit": bytes([V_PKB, 0]) + transit,
+        "arp_gratuitous": bytes([V_PKB | V_NEIGH, FIX]) + pad(garp),
+        "icmp_echo": bytes([V_PKB | V_NEIGH, FIX]) + ping,
+        "icmp_echo_ip_options": bytes([V_TIGHT, FIX]) + ping_opts,
+        "icmp_echo_empty_needs_padding": bytes([V_SLACK, FIX | 30]) + ping_tiny,
+        "udp_in_transit": bytes([V_PKB, FIX]) + transit,
         "frame_longer_than_buffer": bytes([V_SHORT, 3]) + ping,
-        "prefix_31_echo": bytes([V_PKB | (4 << 3), 0]) + ping,
-        "multi_learn_then_answer": bytes([V_PKB | V_NEIGH | V_MULTI, 0])
+        "prefix_31_echo": bytes([V_PKB | (4 << 3), FIX]) + ping,
+        "multi_learn_then_answer": bytes([V_PKB | V_NEIGH | V_MULTI, FIX])
         + multi(pad(garp), pad(arp_rep), arp_req, ping),
     }
 
 
-# --- fuzz_route: variant, size, code, type, then the frame ------------------------------------
+# --- fuzz_route: variant, size, code, type, fix-ups, then the frame --------------------------
 
 def route_seeds():
     src, dst = ip4("198.18.0.2"), ip4("198.51.100.7")
@@ -121,7 +122,7 @@ def route_seeds():
     def frame(ip):
         return eth(OUR_MAC, PEER_MAC, 0x0800, ip)
 
-    hdr = lambda variant, size=0, code=0, typ=0: bytes([variant, size, code, typ])
+    hdr = lambda variant, size=0, code=0, typ=0, fix=1: bytes([variant, size, code, typ, fix])
     unreach = icmp(3, 1, b"\0" * 4, ipv4(dst, src, 17, payload)[:28])
     return {
         "udp_forward": hdr(0) + frame(ipv4(src, dst, 17, payload)),
@@ -137,7 +138,7 @@ def route_seeds():
         "fragment_not_first": hdr(0) + frame(ipv4(src, dst, 17, payload, ttl=1, frag=0x2010)),
         "link_local_source": hdr(0) + frame(ipv4(ip4("169.254.1.1"), dst, 17, payload, ttl=1)),
         "no_source_address": hdr(0x10) + frame(ipv4(src, dst, 17, payload, ttl=1)),
-        "raw_type_code": hdr(6 << 5, 0, 3, 3) + frame(ipv4(src, dst, 6, b"\0" * 20, ttl=1)),
+        "raw_type_code": hdr(6 << 5, 0, 3, 3, fix=0) + frame(ipv4(src, dst, 6, b"\0" * 20, ttl=1)),
     }
 
 
@@ -222,6 +223,10 @@ def config_seeds(repo):
         b"route = 10.9.0.0/16 via 10.0.0.1\nroute = 10.9.0.0/16 via 10.0.0.3\n"
         b"route = 10.8.0.1/16 dev port7\nname = \xc3\xa9t\xc3\xa9 # utf-8 in a comment is fine\n"
         b"nic.rx_descs = 500\nnic.burst = 0x40\nwire.pairs = 0-0\n\tpoll.idle_us =\x01 3\n")
+    minimal = out["minimal_required_keys"]
+    out["file_name_from_comment"] = b"# file: configs/edge-router_2.conf\n" + minimal
+    out["too_many_routes"] = minimal + b"port0.address = 10.0.0.1/24\n" + b"".join(
+        b"route=%d.0.0.0/8 via 10.0.0.2\n" % i for i in range(11, 76))
     out["wire_rewrite_mac"] = re.sub(
         rb"wire.rewrite_mac = no", b"wire.rewrite_mac = yes\nport0.next_hop_mac = "
         b"02:00:00:00:00:0a\nport1.next_hop_mac = 02:00:00:00:00:0B", out["wire_conf"])

@@ -122,7 +122,8 @@ for h in "${harnesses[@]}"; do
     reproduce:  $OUT/$h $artifact
     minimize:   $OUT/$h -minimize_crash=1 -runs=100000 -exact_artifact_path=$artifact.min $artifact
     once fixed, keep it as a regression input (replayed by every run of this script):
-                mkdir -p tests/fuzz/regressions/$h && cp $artifact tests/fuzz/regressions/$h/<what-it-was>
+                mkdir -p tests/fuzz/regressions/$h
+                cp $artifact tests/fuzz/regressions/$h/<what-it-was>
 EOF
     else
         echo "    no input saved (log: $OUT/logs/$h.log)"
