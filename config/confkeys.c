@@ -259,6 +259,83 @@ const struct conf_key conf_keys[] = {
         .doc = "Idle time in microseconds before an adaptive core halts; unused when poll.mode "
                "= busy.",
     },
+    {
+        .name = "sink.core",
+        .type = CONF_INT,
+        .def = "last",
+        .min = 0,
+        .max = WS_MAX_CPUS - 1,
+        /* -1, not a number: the highest core is known only at boot */
+        .choices = { { "last", -1 } },
+        .macro = "CONFIG_SINK_CORE",
+        .doc = "Core that runs lwIP and the sink services (discard, echo, iperf3, netperf); "
+               "'last' (emitted as -1) is the highest core brought up. A core that is not up "
+               "at boot is reported and the last core used instead.",
+    },
+    {
+        .name = "sink.discard",
+        .type = CONF_BOOL,
+        .def = "yes",
+        .macro = "CONFIG_SINK_DISCARD",
+        .doc = "Discard service (RFC 863) on TCP and UDP port 9.",
+    },
+    {
+        .name = "sink.echo",
+        .type = CONF_BOOL,
+        .def = "yes",
+        .macro = "CONFIG_SINK_ECHO",
+        .doc = "Echo service (RFC 862) on TCP and UDP port 7.",
+    },
+    {
+        .name = "sink.iperf3_port",
+        .type = CONF_INT,
+        .def = "5201",
+        .min = 0,
+        .max = 65535,
+        .macro = "CONFIG_SINK_IPERF3_PORT",
+        .doc = "TCP/UDP port of the iperf3-compatible server (iperf3 3.12 clients); 0 = off.",
+    },
+    {
+        .name = "sink.netperf_port",
+        .type = CONF_INT,
+        .def = "12865",
+        .min = 0,
+        .max = 65535,
+        .macro = "CONFIG_SINK_NETPERF_PORT",
+        .doc = "TCP control port of the netperf-compatible server (netperf 2.7.0 clients); "
+               "0 = off.",
+    },
+    {
+        .name = "sink.max_connections",
+        .type = CONF_INT,
+        .def = "16",
+        .min = 1,
+        .max = 256,
+        .macro = "CONFIG_SINK_MAX_CONNECTIONS",
+        .doc = "Discard and echo TCP connections held at once; the next is refused (RST) and "
+               "counted.",
+    },
+    {
+        .name = "sink.max_tests",
+        .type = CONF_INT,
+        .def = "2",
+        .min = 1,
+        .max = 16,
+        .macro = "CONFIG_SINK_MAX_TESTS",
+        .doc = "iperf3 and netperf tests running at once, each tool counted on its own; the "
+               "next client is refused (iperf3: access denied, netperf: control connection "
+               "reset) and counted.",
+    },
+    {
+        .name = "sink.max_streams",
+        .type = CONF_INT,
+        .def = "16",
+        .min = 1,
+        .max = 128,
+        .macro = "CONFIG_SINK_MAX_STREAMS",
+        .doc = "Parallel streams one iperf3 test may open (-P); a test asking for more is "
+               "refused with an error the client prints.",
+    },
 };
 
 const size_t conf_key_count = sizeof(conf_keys) / sizeof(conf_keys[0]);
