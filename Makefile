@@ -20,6 +20,7 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 NEWLIB_INC := $(NEWLIB_DIR)/x86_64-elf/include
 NEWLIB_LIB := $(NEWLIB_DIR)/x86_64-elf/lib
 NEWLIB_STAMP := $(NEWLIB_DIR)/.stamp
+CJSON_DIR := build/src/cjson-1.7.15
 GCC_INC := $(shell $(CC) -print-file-name=include)
 LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 
@@ -147,7 +148,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model
+	test_ixgbe_model test_iperf3_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -160,6 +161,8 @@ test_pkb_SRCS := net/pkb.c
 test_route_SRCS := net/route.c net/inet.c
 test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
+test_iperf3_proto_SRCS := apps/sink/iperf3_proto.c $(CJSON_DIR)/cJSON.c
+test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
@@ -169,11 +172,11 @@ define unit_rule
 build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
 		drivers/nic/*.h tests/fakes/*.h tests/model/*.h apps/*/*.h)
 	@mkdir -p build/unit
-	$$(HOSTCC) $$(UNIT_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
+	$$(HOSTCC) $$(UNIT_CFLAGS) $$($(1)_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
-unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
+unit: setup sources $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
 # The 82599 device model's tests; the driver-against-model tests join here.
