@@ -193,7 +193,7 @@ int iperf3_params_parse(const char *json, size_t len, uint32_t max_streams,
     out->reverse = cJSON_GetObjectItem(j, "reverse") != NULL;
     out->udp64 = cJSON_GetObjectItem(j, "udp_counters_64bit") != NULL;
     uint64_t parallel = 1, blk = udp ? IPERF3_UDP_LEN_DEFAULT_BYTES : IPERF3_TCP_LEN_DEFAULT_BYTES;
-    uint64_t rate = udp ? IPERF3_UDP_RATE_DEFAULT_BPS : 0, t = 0, omit = 0;
+    uint64_t rate = 0, t = 0, omit = 0; /* the client sends no "bandwidth" for -b 0 */
     bool ok = iperf3_json_u64(j, "parallel", UINT32_MAX, &parallel) &&
               iperf3_json_u64(j, "len", UINT32_MAX, &blk) &&
               iperf3_json_u64(j, "bandwidth", UINT64_C(1) << 48, &rate) &&

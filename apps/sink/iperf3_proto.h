@@ -21,7 +21,6 @@
 #define IPERF3_UDP_LEN_MAX_BYTES (65535 - 8 - 20) /* iperf3 MAX_UDP_BLOCKSIZE */
 #define IPERF3_TCP_LEN_DEFAULT_BYTES 131072
 #define IPERF3_UDP_LEN_DEFAULT_BYTES 1460
-#define IPERF3_UDP_RATE_DEFAULT_BPS (1024 * 1024) /* iperf3 UDP_RATE, when params omit it */
 
 /* The 4-byte UDP "connect" datagram and its reply, in the sender's host byte order. */
 #define IPERF3_UDP_CONNECT_MSG 0x36373839u
@@ -50,6 +49,7 @@ enum iperf3_state {
 #define IPERF3_IE_UNIMP 13         /* "an option you are trying to set is not implemented yet" */
 #define IPERF3_IE_UDPBLOCKSIZE 20  /* "block size invalid" */
 #define IPERF3_IE_MESSAGE 110      /* "received an unknown control message" */
+#define IPERF3_IE_RECVPARAMS 114   /* "unable to receive parameters from client" */
 #define IPERF3_IE_STREAMACCEPT 204 /* "unable to accept stream connection" */
 
 /* iperf3_cookie_valid: 36 characters of iperf3's base32 alphabet and a NUL. */
@@ -113,7 +113,7 @@ struct iperf3_params {
     bool udp64;        /* --udp-counters-64bit: 64-bit UDP sequence numbers */
     uint32_t parallel; /* streams to expect */
     uint32_t len;      /* block (TCP) or datagram (UDP) size when the server sends */
-    uint64_t rate_bps; /* per stream; 0 = unpaced */
+    uint64_t rate_bps; /* per stream; 0 = unpaced (also when absent: `-u -b 0` omits it) */
     uint32_t time_s;   /* the client's test length (for the server's watchdog) */
     uint32_t omit_s;
 };

@@ -232,9 +232,9 @@ static void test_params_defaults_and_big_numbers(void **state)
     assert_int_equal(p.proto, IPERF3_PROTO_TCP);
     assert_int_equal(p.parallel, 3);
     assert_int_equal(p.len, IPERF3_TCP_LEN_DEFAULT_BYTES);
-    /* UDP without bandwidth: iperf3's 1 Mbit/s */
+    /* UDP without bandwidth is what `-u -b 0` sends: unpaced, as the stock server takes it */
     assert_int_equal(PARSE("{\"udp\":true,\"parallel\":1}", 16, &p), 0);
-    assert_int_equal(p.rate_bps, IPERF3_UDP_RATE_DEFAULT_BPS);
+    assert_int_equal(p.rate_bps, 0);
     assert_int_equal(p.len, IPERF3_UDP_LEN_DEFAULT_BYTES);
     /* -b 10G is over INT_MAX: kept whole (cJSON's valueint would saturate) */
     assert_int_equal(PARSE("{\"udp\":true,\"parallel\":1,\"bandwidth\":10000000000,"
