@@ -23,7 +23,7 @@
 struct sink_service_stats sink_stats[SINK_SERVICE_COUNT];
 struct sink_tcp_stats sink_tcp_stats;
 
-static bool sink_running; /* read-only after init */
+static bool sink_running_flag; /* read-only after init */
 
 void sink_random_init(void); /* net/lwip-port/isn.c */
 
@@ -79,7 +79,7 @@ int sink_init(unsigned ncores)
     if (CONFIG_SINK_NETPERF_PORT) {
         netperf_init();
     }
-    sink_running = true;
+    sink_running_flag = true;
     kprintf("sink: lwIP %s on core %u, %u interface%s; discard %s, echo %s, iperf3 %d, netperf "
             "%d\n", LWIP_VERSION_STRING, core, nifs, nifs == 1 ? "" : "s",
             CONFIG_SINK_DISCARD ? "on" : "off", CONFIG_SINK_ECHO ? "on" : "off",
@@ -87,9 +87,14 @@ int sink_init(unsigned ncores)
     return WS_OK;
 }
 
+bool sink_running(void)
+{
+    return sink_running_flag;
+}
+
 bool sink_is_core(unsigned core)
 {
-    return sink_running && (int)core == sink_handoff_core();
+    return sink_running_flag && (int)core == sink_handoff_core();
 }
 
 bool sink_poll(void)

@@ -17,6 +17,8 @@ extern struct sink_tcp_stats sink_tcp_stats;
 /* sink_init: choose the core, start lwIP, its interfaces and the services. Boot core, after
  * the ports and the forwarder are up and before the loops are released. */
 int sink_init(unsigned ncores);
+/* sink_running: lwIP and the services are up. */
+bool sink_running(void);
 /* sink_is_core: true on the core that runs lwIP. */
 bool sink_is_core(unsigned core);
 /* sink_poll: one pass of the sink core (see sink.c); true if it did anything. */

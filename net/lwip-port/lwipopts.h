@@ -93,6 +93,7 @@
 /* --- counters: lwIP's own, shown by `stats` (apps/sink) ---------------------------------------- */
 #define LWIP_STATS 1
 #define LWIP_STATS_DISPLAY 0
+#define LWIP_STATS_LARGE 1 /* 32-bit counters (16-bit ones wrap within a second) */
 #define MIB2_STATS 1
 #define MEM_STATS 1
 #define MEMP_STATS 1
