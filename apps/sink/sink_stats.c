@@ -66,7 +66,8 @@ static const struct u32_row tcp_rows[] = {
     { "resets_sent", &lwip_stats.mib2.tcpoutrsts, "segments sent with RST (tcpOutRsts)" },
     { "passive_opens", &lwip_stats.mib2.tcppassiveopens, "connections accepted" },
     { "attempt_fails", &lwip_stats.mib2.tcpattemptfails, "handshakes that failed" },
-    { "established_resets", &lwip_stats.mib2.tcpestabresets, "established connections reset" },
+    { "established_resets", &lwip_stats.mib2.tcpestabresets, "direct moves to CLOSED from "
+      "ESTABLISHED or CLOSE-WAIT (tcpEstabResets: our close after the peer's FIN counts too)" },
     { "in_errors", &lwip_stats.mib2.tcpinerrs, "segments dropped as bad (tcpInErrs)" },
     { "checksum_errors", &lwip_stats.tcp.chkerr, "segments with a bad TCP checksum" },
     { "memory_errors", &lwip_stats.tcp.memerr, "segments lwIP could not queue for lack of memory" },
