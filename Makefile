@@ -268,8 +268,15 @@ build/bench/udpgen: tests/bench/udpgen.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -O2 $(WARN) $< -o $@
 
-bench: setup all build/bench/udpgen
+build/bench/handoff_bench: tests/bench/handoff_bench.c apps/sink/handoff.c apps/sink/handoff.h \
+		kernel/spsc.h net/pkb.c net/pkb.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 -g $(WARN) -I. -iquote kernel $(filter %.c,$^) kernel/err.c \
+		-lpthread -o $@
+
+bench: setup all build/bench/udpgen build/bench/handoff_bench
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
+	build/bench/handoff_bench
 	$(PYTHON) tests/bench/rx_pps.py
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh
