@@ -51,6 +51,7 @@ KERNEL_SRCS := \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
+	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c
 
 # lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
@@ -62,8 +63,8 @@ LWIP_INC := -Inet/lwip-port -I$(LWIP_DIR)/include
 # Third-party code keeps its own style: our warnings, but not as errors.
 LWIP_CFLAGS := $(filter-out -Werror -Wextra,$(KCFLAGS)) $(LWIP_INC)
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS))) \
-	$(patsubst $(LWIP_DIR)/%.c,$(OBJ)/lwip/%.o,$(LWIP_SRCS))
-KCFLAGS += $(LWIP_INC)
+	$(patsubst $(LWIP_DIR)/%.c,$(OBJ)/lwip/%.o,$(LWIP_SRCS)) $(OBJ)/cjson/cJSON.o
+KCFLAGS += $(LWIP_INC) -I$(CJSON_DIR)
 
 .PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
 	bench clean distclean
@@ -111,6 +112,12 @@ $(OBJ)/%.o: %.c $(GEN)/config.h $(GEN)/gitrev.h $(NEWLIB_STAMP)
 $(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c $(GEN)/config.h $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      lwip/$*.c"
+	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
+
+# cJSON 1.7.15 (Debian's source package): the iperf3 server's params and results JSON.
+$(OBJ)/cjson/cJSON.o: $(CJSON_DIR)/cJSON.c $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      cjson/cJSON.c"
 	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.S $(GEN)/config.h
