@@ -267,10 +267,10 @@ test: unit hostsim test-model fuzz-smoke test-system
 # libFuzzer harnesses for every parser of outside bytes (tests/fuzz/README.md): `make fuzz`
 # runs each for FUZZ_SECONDS; `make test` replays the regression inputs and fuzzes each briefly.
 FUZZ_SECONDS ?= 60
-fuzz: setup
+fuzz: setup sources
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-smoke: setup
+fuzz-smoke: setup sources
 	tests/fuzz/run.sh 5
 
 # Benchmarks print numbers; they never pass or fail on speed (tests/bench/README.md).

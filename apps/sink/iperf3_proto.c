@@ -292,7 +292,7 @@ bool iperf3_udp_rx_datagram(struct iperf3_udp_rx *s, const uint8_t *hdr, size_t 
         seq = seq << 32 | iperf3_be32_get(hdr + 12);
     }
     /* sequence bookkeeping as iperf_udp_recv: gaps are losses until a late one fills them */
-    if (seq >= s->packets + 1) {
+    if (seq > s->packets) { /* not seq >= packets + 1: a hostile 2^64 - 1 would wrap it */
         s->errors += seq - 1 - s->packets;
         s->packets = seq;
     } else {

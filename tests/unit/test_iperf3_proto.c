@@ -423,6 +423,14 @@ static void test_udp_header_roundtrip(void **state)
     assert_true(iperf3_udp_rx_datagram(&s, h, 16, true, 0));
     assert_int_equal(s.packets, (1ull << 32) + 5);
     assert_int_equal(s.errors, (1ull << 32) + 4);
+    /* a hostile all-ones sequence number, then any other: packets never goes back (found by
+     * fuzz_iperf3: seq >= packets + 1 wrapped) */
+    iperf3_udp_hdr_write(h, 1000, UINT64_MAX, true);
+    assert_true(iperf3_udp_rx_datagram(&s, h, 16, true, 0));
+    iperf3_udp_hdr_write(h, 1000, 3, true);
+    assert_true(iperf3_udp_rx_datagram(&s, h, 16, true, 0));
+    assert_true(s.packets == UINT64_MAX);
+    assert_true(s.errors <= s.packets);
 }
 
 static void test_pacing(void **state)
