@@ -162,12 +162,15 @@ def test_too_many_streams_refused_with_a_message(lab):
     assert d["refused"] == 1 and d["tests_run"] == 0, d
 
 
-@pytest.mark.parametrize("mode", [[], ["-R"]], ids=["forward", "reverse"])
-def test_killed_client_frees_everything(lab, mode):
-    """kill -9 of the client mid-test: its kernel closes the sockets, the server drops the
-    test, counts it failed and holds nothing afterwards."""
+@pytest.mark.parametrize("sig,mode", [(signal.SIGKILL, []), (signal.SIGKILL, ["-R"]),
+                                      (signal.SIGINT, [])],
+                         ids=["kill9-forward", "kill9-reverse", "ctrl-c"])
+def test_client_gone_mid_test_frees_everything(lab, sig, mode):
+    """kill -9 of the client mid-test (its kernel closes the sockets) or Ctrl-C (the client
+    sends CLIENT_TERMINATE): the server drops the test, counts it failed, holds nothing."""
     before = settled(lab)
-    p = subprocess.Popen(client_cmd(lab, "-t", "60", *mode), stdout=subprocess.DEVNULL)
+    p = subprocess.Popen(client_cmd(lab, "-t", "60", *mode), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30
         while iperf3_counters(lab)["active"] < 2:  # control + the stream
@@ -175,8 +178,10 @@ def test_killed_client_frees_everything(lab, mode):
             time.sleep(0.3)
         time.sleep(2)
     finally:
-        p.send_signal(signal.SIGKILL)
-        p.wait()
+        p.send_signal(sig)
+        out = p.communicate(timeout=30)[0]
+    if sig == signal.SIGINT:
+        assert "the client has terminated" in out, out
     after = settled(lab, timeout=90)  # up to lwIP's keepalive if a FIN were lost
     d = delta(after, before)
     assert d["tests_run"] == d["tests_failed"] == 1 and d["tests_done"] == 0, d
