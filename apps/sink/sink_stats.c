@@ -51,6 +51,8 @@ static const struct u64_row tcp_extra_rows[] = {
     TV(out_of_order, "data segments that arrived beyond the next expected byte (a hole)"),
     TV(dup_acks, "duplicate ACKs received (RFC 5681)"),
     TV(resets_received, "RST segments received for a known connection"),
+    TV(half_open_evicted, "half-open connections reset because a listener's backlog "
+                          "(64 half-open) was full: a SYN flood, answered without refusing clients"),
 };
 
 struct u32_row {
