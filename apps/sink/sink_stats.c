@@ -35,6 +35,7 @@ static const struct u64_row service_rows[] = {
 static const struct u64_row netif_rows[] = {
     NV(rx_wrapped, "frames handed to lwIP, each wrapped in place (zero copy)"),
     NV(rx_released, "of those, buffers lwIP has released back to their owning core"),
+    NV(rx_csum_offloaded, "of those, TCP/UDP checksum verified by the NIC (not recomputed)"),
     NV(rx_held_max, "most driver buffers lwIP held at once (out-of-order and reassembly queues)"),
     NV(rx_no_netif, "frames from a port without an lwIP interface: dropped"),
     NV(tx_frames, "datagrams lwIP sent"),
