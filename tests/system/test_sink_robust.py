@@ -11,7 +11,7 @@ import pytest
 
 from netlab import HOSTS, Lab, ns_run
 from qemu import DEFAULT_ELF, ROOT
-from test_sink_basic import APPLIANCE, client, settled
+from test_sink_basic import APPLIANCE, CLIENT, client, settled
 
 HOSTILE = os.path.join(ROOT, "tests", "system", "tcp_hostile.py")
 
@@ -35,18 +35,37 @@ def port0_mac(lab):
     return m.group(1)
 
 
-def test_syn_flood_during_transfer(lab):
-    """15,000 SYNs from random spoofed sources to the discard port while a 30 MB transfer to
-    the same port runs: the transfer completes with every byte, and a new client connects
-    right after (half-open connections are evicted, not left to block the listener)."""
+class Stream:
+    """A discard transfer running in the background while something hostile happens."""
+
+    def __init__(self, lab, nbytes=20_000_000):
+        self.nbytes = nbytes
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", lab.nss[0], "/usr/bin/python3", CLIENT, "tcp-discard",
+             APPLIANCE, str(nbytes)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)
+
+    def finish(self, timeout=240):
+        out, err = self.proc.communicate(timeout=timeout)
+        assert self.proc.returncode == 0, err
+        r = json.loads(out)
+        assert r["sent"] == self.nbytes and r["eof"], r
+        return r
+
+
+@pytest.mark.parametrize("flags", ["-S", "-A"], ids=["syn", "ack"])
+def test_flood_during_transfer(lab, flags):
+    """15,000 SYNs (or stray ACKs) from random spoofed sources to the discard port while a
+    transfer to the same port runs: the transfer completes with every byte, and a new client
+    connects right after (half-open connections are evicted, not left to block the
+    listener)."""
+    stream = Stream(lab, 30_000_000)
     flood = subprocess.Popen(
-        ["ip", "netns", "exec", lab.nss[0], "hping3", "-q", "-S", "-p", "9", "--rand-source",
+        ["ip", "netns", "exec", lab.nss[0], "hping3", "-q", flags, "-p", "9", "--rand-source",
          "-i", "u200", "-c", "15000", APPLIANCE],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(0.5)
-        r = client(lab, "tcp-discard", 30_000_000)
-        assert r["sent"] == 30_000_000 and r["eof"], r
+        stream.finish()
         flood.wait(timeout=120)
     finally:
         if flood.poll() is None:
@@ -58,12 +77,16 @@ def test_syn_flood_during_transfer(lab):
     sink = st["sink"]
     assert sink["discard"]["rx_bytes"] == 31_000_000, sink["discard"]
     assert sink["discard"]["tests_done"] == 2, sink["discard"]
-    assert sink["tcp"]["half_open_evicted"] > 0, sink["tcp"]
+    if flags == "-S":
+        assert sink["tcp"]["half_open_evicted"] > 0, sink["tcp"]
+    else:  # every stray ACK is answered with a reset (RFC 9293 3.10.7.1), none accepted
+        assert sink["tcp"]["resets_sent"] > 0 and sink["tcp"]["passive_opens"] == 2, sink["tcp"]
     assert " 0% packet loss" in lab.ping(0, count=2).stdout
 
 
 def test_hostile_options_and_zero_window(lab):
     mac = port0_mac(lab)
+    stream = Stream(lab)
     r = ns_run(lab.nss[0], "/usr/bin/python3", HOSTILE, lab.taps[0], APPLIANCE, mac,
                timeout=180)
     out = json.loads(r.stdout.strip().splitlines()[-1])
@@ -75,6 +98,7 @@ def test_hostile_options_and_zero_window(lab):
     assert out["zero_window_probes"] >= 1 and out["zero_window_max_probe_bytes"] <= 1, out
     assert out["before_window_closed"] == 100 and out["after_window_opened"] == 1000, out
     assert out["syn_hostile_answered"] >= 1, out
+    stream.finish()
     # The appliance is fine: a normal transfer right after.
     e = client(lab, "tcp-echo", 1_000_000)
     assert e["equal"], e
@@ -92,10 +116,13 @@ def test_fragments_that_never_complete(lab):
             "                      0x2000, 64, 17, 0, socket.inet_aton('198.18.0.2'),\n"
             f"                      socket.inet_aton('{APPLIANCE}'))\n"
             f"    s.sendto(hdr + payload, ('{APPLIANCE}', 0))\n")
+    stream = Stream(lab)
     ns_run(lab.nss[0], "/usr/bin/python3", "-c", code)
+    stream.finish()
     # While they wait, a full datagram still gets through.
     assert client(lab, "udp-echo", 3, 65507)["echoed"] == 3
-    st = settled(lab, timeout=30)  # IP_REASS_MAXAGE is 5 s
+    st = settled(lab, timeout=30)
+    assert st["sink"]["discard"]["rx_bytes"] == 20_000_000  # IP_REASS_MAXAGE is 5 s
     ip = st["sink"]["ip"]
     assert ip["reassembly_failed"] >= 1, ip
     assert st["sink"]["netif"]["rx_wrapped"] == st["sink"]["netif"]["rx_released"]
