@@ -287,6 +287,7 @@ build/bench/handoff_bench: tests/bench/handoff_bench.c apps/sink/handoff.c apps/
 bench: setup all build/bench/udpgen build/bench/handoff_bench
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	build/bench/handoff_bench
+	$(PYTHON) tests/bench/sink_qemu.py
 	$(PYTHON) tests/bench/rx_pps.py
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh

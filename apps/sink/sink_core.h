@@ -11,6 +11,7 @@ struct sink_tcp_stats {
     uint64_t out_of_order;     /* data segments beyond the next expected byte */
     uint64_t dup_acks;         /* duplicate ACKs received (RFC 5681) */
     uint64_t resets_received;  /* segments with RST for a known connection */
+    uint64_t half_open_evicted; /* SYN_RCVD connections reset to let a new SYN in (flood) */
 };
 extern struct sink_tcp_stats sink_tcp_stats;
 

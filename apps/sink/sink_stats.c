@@ -35,6 +35,7 @@ static const struct u64_row service_rows[] = {
 static const struct u64_row netif_rows[] = {
     NV(rx_wrapped, "frames handed to lwIP, each wrapped in place (zero copy)"),
     NV(rx_released, "of those, buffers lwIP has released back to their owning core"),
+    NV(rx_csum_offloaded, "of those, TCP/UDP checksum verified by the NIC (not recomputed)"),
     NV(rx_held_max, "most driver buffers lwIP held at once (out-of-order and reassembly queues)"),
     NV(rx_no_netif, "frames from a port without an lwIP interface: dropped"),
     NV(tx_frames, "datagrams lwIP sent"),
@@ -51,6 +52,8 @@ static const struct u64_row tcp_extra_rows[] = {
     TV(out_of_order, "data segments that arrived beyond the next expected byte (a hole)"),
     TV(dup_acks, "duplicate ACKs received (RFC 5681)"),
     TV(resets_received, "RST segments received for a known connection"),
+    TV(half_open_evicted, "half-open connections reset because a listener's backlog "
+                          "(64 half-open) was full: a SYN flood, answered without refusing clients"),
 };
 
 struct u32_row {
