@@ -798,14 +798,18 @@ static err_t iperf3_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     if (err != ERR_OK || !pcb) {
         return ERR_VAL;
     }
-    struct iperf3_pending *pd = NULL;
-    for (unsigned i = 0; i < IPERF3_PENDING_CONNS && !pd; i++) {
-        pd = iperf3_pending[i].conn.pcb ? NULL : &iperf3_pending[i];
+    /* A free slot, else the connection that has waited longest: idle connections cannot lock
+     * real clients out (one sends its cookie within a round trip), they only evict each other. */
+    struct iperf3_pending *pd = &iperf3_pending[0];
+    for (unsigned i = 0; i < IPERF3_PENDING_CONNS && pd->conn.pcb; i++) {
+        struct iperf3_pending *q = &iperf3_pending[i];
+        if (!q->conn.pcb || (int32_t)(q->conn.since_ms - pd->conn.since_ms) < 0) {
+            pd = q;
+        }
     }
-    if (!pd) {
-        IPERF3_STATS->refused++; /* more half-open iperf3 connections than we wait for */
-        tcp_abort(pcb);
-        return ERR_ABRT;
+    if (pd->conn.pcb) {
+        IPERF3_STATS->refused++; /* the oldest one not yet placed, turned away (RST) */
+        iperf3_conn_drop(&pd->conn, false);
     }
     iperf3_hold(+1);
     iperf3_conn_attach(&pd->conn, pcb, IPERF3_CONN_PENDING);

@@ -222,3 +222,24 @@ def test_malformed_control_input(lab):
     assert d["protocol_errors"] == 2 and d["tests_run"] == 0, d
     rc, j = run_json(lab, "-t", "1")  # and the server still works
     assert rc == 0 and "error" not in j, j.get("error")
+
+
+IDLE = r"""
+import socket, subprocess, sys
+a = (sys.argv[1], int(sys.argv[2]))
+idle = [socket.create_connection(a, timeout=10) for _ in range(int(sys.argv[3]))]
+r = subprocess.run(['iperf3', '-c', a[0], '-t', '2', '-J'], capture_output=True, text=True)
+print(r.stdout)
+"""
+
+
+def test_idle_connections_do_not_lock_clients_out(lab):
+    """Connections that never send a cookie only evict each other (oldest first, counted as
+    refused): a real client arriving among them still runs its test."""
+    before = settled(lab)
+    r = ns_run(lab.nss[0], "/usr/bin/python3", "-c", IDLE, APPLIANCE, "5201", "12", timeout=120)
+    j = json.loads(r.stdout)
+    assert "error" not in j, j["error"]
+    d = delta(settled(lab), before)
+    assert d["tests_run"] == d["tests_done"] == 1, d
+    assert d["refused"] >= 4 and d["rx_bytes"] == j["end"]["sum_received"]["bytes"], d
