@@ -147,7 +147,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model
+	test_ixgbe_model test_nic_txwd
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
