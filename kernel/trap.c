@@ -134,6 +134,11 @@ void trap_dispatch(struct trapframe *tf)
         lapic_eoi();
         return;
     }
+    if (tf->vector == VEC_WAKE) {
+        this_cpu()->wake_irqs++; /* the loop does the rest: the interrupt only ends a halt */
+        lapic_eoi();
+        return;
+    }
     this_cpu()->unexpected_irqs++;
     if (tf->vector != VEC_SPURIOUS) {
         lapic_eoi(); /* a spurious interrupt must not be acknowledged (SDM 3A 10.9) */

@@ -252,8 +252,8 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
     uint8_t mac[6];
     if (core >= out->nqueues) {
         st->egress_no_queue++;
-    } else if (!out->link_up) {
-        st->egress_link_down++;
+    } else if (!out->link_up || !nic_queue_usable(out, core)) {
+        st->egress_link_down++; /* or the port is being reset, or dead */
     } else if (!neigh_lookup(&fwd_neigh, next, mac)) {
         st->arp_unresolved++;
         fwd_arp_request(fc, st, out, core, next, now);
@@ -320,6 +320,8 @@ static void fwd_wire_frame(struct fwd_core *fc, struct nic_port *in, unsigned co
         st->wire_no_peer++;
     } else if (core >= out->nqueues) {
         st->egress_no_queue++;
+    } else if (!nic_queue_usable(out, core)) {
+        st->egress_link_down++; /* the peer is being reset, or dead */
     } else {
         if (CONFIG_WIRE_REWRITE_MAC) {
             route_eth_rewrite(b->data, out->mac, next_hop[peer].mac);
@@ -341,9 +343,10 @@ unsigned fwd_poll_core(unsigned core)
     unsigned total = 0, nports = nic_port_count();
     uint64_t now = time_ns();
 
+    nic_core_sync(core); /* a port reset or gone: follow it before touching any queue */
     for (unsigned i = 0; i < nports; i++) {
         struct nic_port *p = nic_port(i);
-        if (core >= p->nqueues) {
+        if (!nic_queue_usable(p, core)) {
             continue;
         }
         struct nic_queue *q = &p->q[core];
@@ -364,7 +367,7 @@ unsigned fwd_poll_core(unsigned core)
         struct nic_port *p = nic_port(i);
         if (fc->ntx[i]) {
             fwd_flush_port(fc, i, core);
-        } else if (core < p->nqueues && iring_tx_in_flight(&p->q[core].tx)) {
+        } else if (nic_queue_usable(p, core) && iring_tx_in_flight(&p->q[core].tx)) {
             iring_tx_reclaim(&p->q[core].tx); /* buffers must not sit in a quiet ring */
         }
     }

@@ -43,6 +43,8 @@ static const struct stats_counter stats_queue_counters[] = {
        "of which spanned several buffers (larger than one 2 KiB buffer)"),
     QC("rx_tail_writes", rx.stats.tail_writes,
        "RDT doorbells (one per burst that refilled anything)"),
+    QC("rx_flushed", rx.stats.flushed,
+       "frames the NIC had stored that a port reset (or a dead port) discarded before the core took them"),
     QC("tx_packets", tx.stats.packets,
        "frames the NIC reported transmitted (descriptor done)"),
     QC("tx_bytes", tx.stats.bytes,
@@ -55,6 +57,10 @@ static const struct stats_counter stats_queue_counters[] = {
        "TDT doorbells (one per burst)"),
     QC("tx_forwarded", tx.stats.forwarded,
        "of `tx_packets`: forwarded frames the NIC reported sent (forwarding counted at completion)"),
+    QC("tx_flushed", tx.stats.flushed,
+       "frames on the TX ring that a port reset (or a dead port) discarded unsent"),
+    QC("tx_flushed_forwarded", tx.stats.flushed_forwarded,
+       "of `tx_flushed`: forwarded frames (so `fwd_forwarded` = egress `tx_forwarded` + `tx_flushed_forwarded` + in flight)"),
     QC("arp_requests_answered", local.arp_requests_answered,
        "ARP requests for our address, answered"),
     QC("icmp_echo_answered", local.icmp_echo_answered,
@@ -123,6 +129,20 @@ static const struct stats_counter stats_hw_counters[] = {
        "good octets transmitted (GOTC)"),
 };
 
+#define PC(name, field, doc) { name, offsetof(struct nic_port, field), doc }
+static const struct stats_counter stats_port_counters[] = {
+    PC("link_changes", link_changes,
+       "every link transition the driver saw, the first link-up included"),
+    PC("tx_hangs", tx_hangs,
+       "TX queues found hung: work pending, link up, no completion for 1 s (each resets the port)"),
+    PC("resets", resets,
+       "port resets completed without a reboot (chip reset, rings refilled by their cores)"),
+    PC("reset_failures", reset_failures,
+       "port resets that failed: the port is then dead (no longer used)"),
+    PC("device_gone", device_gone,
+       "1 once the port read all-ones (left the bus): reported once, never touched again"),
+};
+
 #define CC(name, field, doc) { name, offsetof(struct percpu, field), doc }
 static const struct stats_counter stats_core_counters[] = {
     CC("loop_iterations", loop_iterations,
@@ -135,6 +155,8 @@ static const struct stats_counter stats_core_counters[] = {
        "adaptive mode: times the core armed its interrupts and slept"),
     CC("timer_irqs", timer_irqs,
        "local APIC timer interrupts (core 0 wakes every 10 ms while halted, for the console)"),
+    CC("wake_irqs", wake_irqs,
+       "wake-up interrupts from core 0 when a port changed state (reset, device gone)"),
     CC("unexpected_irqs", unexpected_irqs,
        "interrupts on a vector nobody owns (should stay 0)"),
 };
@@ -253,7 +275,8 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->attr_str(w->v, "chip", p->ops->chip);
     w->v->attr_str(w->v, "link", p->link_up ? "true" : "false");
     w->v->attr_u64(w->v, "speed_mbps", p->speed_mbps);
-    walk_counter(w, "link_changes", p->link_changes);
+    w->v->attr_str(w->v, "state", nic_port_state_name(p));
+    walk_table(w, p, stats_port_counters, NCOUNTERS(stats_port_counters), "");
     w->v->begin(w->v, SC_HW, p->index);
     walk_counter(w, "rx_queue_drops", stats_queue_drops(p));
     walk_table(w, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
@@ -654,10 +677,14 @@ void stats_cmd_ports(int argc, char **argv)
             snprintf(addr, sizeof(addr), "%u.%u.%u.%u/%u", ip >> 24, (ip >> 16) & 255,
                      (ip >> 8) & 255, ip & 255, p->ifc.prefix_len);
         }
+        enum nic_port_state st = nic_port_state(p);
+        const char *link = st == NIC_PORT_DEAD      ? "dead"
+                           : st == NIC_PORT_STOPPED ? "reset"
+                           : p->link_up             ? "up"
+                                                    : "down";
         kprintf("%-6s %-13s %-6s %02x:%02x:%02x:%02x:%02x:%02x %-5s %6u %6u  %s\n", p->name,
                 pci_bdf(p->pci, bdf), p->ops->chip, p->mac[0], p->mac[1], p->mac[2], p->mac[3],
-                p->mac[4], p->mac[5], p->link_up ? "up" : "down", p->speed_mbps, p->nqueues,
-                addr);
+                p->mac[4], p->mac[5], link, p->speed_mbps, p->nqueues, addr);
     }
 }
 
@@ -672,6 +699,10 @@ void stats_cmd_rings(int argc, char **argv)
         return;
     }
     struct nic_port *p = nic_port((unsigned)n);
+    if (nic_port_state(p) == NIC_PORT_DEAD) {
+        kprintf("%s is dead: registers not read\n", p->name);
+        return;
+    }
     kprintf("%-5s %6s %6s %6s %6s | %6s %6s %6s %6s %6s\n", "queue", "RDH", "RDT", "rx_ntc",
             "rx_ntu", "TDH", "TDT", "tx_ntc", "tx_ntu", "flight");
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
@@ -694,7 +725,11 @@ void stats_cmd_regs(int argc, char **argv)
     if (n >= 0) {
         struct nic_port *p = nic_port((unsigned)n);
         kprintf("%s (%s) registers:\n", p->name, p->ops->chip);
-        p->ops->dump_regs(p);
+        if (nic_port_state(p) == NIC_PORT_DEAD) {
+            kprintf("  port dead: registers not read\n");
+        } else {
+            p->ops->dump_regs(p);
+        }
     }
 }
 
@@ -746,6 +781,9 @@ void stats_cmd_doc(int argc, char **argv)
     doc_rows(stats_core_counters, NCOUNTERS(stats_core_counters), "");
     doc_rows(stats_doc_extra_core, NCOUNTERS(stats_doc_extra_core), "");
     doc_end("core");
+    doc_begin("port");
+    doc_rows(stats_port_counters, NCOUNTERS(stats_port_counters), "");
+    doc_end("port");
     doc_begin("hw");
     doc_rows(stats_doc_extra_hw, NCOUNTERS(stats_doc_extra_hw), "");
     doc_rows(stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
