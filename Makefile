@@ -225,13 +225,14 @@ hostsim: setup build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
-# System tests boot the default image and its variants: test (adds the `fault` command), busy
-# (busy polling) and wire (wire mode).
+# System tests boot the default image and its variants: test (adds the `fault` and `pool`
+# commands), busy (busy polling), wire (wire mode) and reboot (test, with panic = reboot).
 test-system: setup
 	$(MAKE) --no-print-directory all media-test
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
 test: unit hostsim test-model fuzz-smoke test-system
@@ -257,7 +258,7 @@ bench: setup all build/bench/udpgen
 	tests/bench/fwd_bench.sh
 
 clean:
-	rm -rf $(BUILD) build/test build/busy build/wire build/unit build/host build/hostsim build/bench build/fuzz
+	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/unit build/host build/hostsim build/bench build/fuzz
 
 distclean:
 	rm -rf build

@@ -504,9 +504,11 @@ static void igb_release_queues(struct nic_port *p)
 
 /*
  * igb_reset_port (nic_ops.reset): the probe's sequence again on a port no core uses any more:
- * 4.5.1-4.5.2 reset, MAC, statistics, 4.5.4 link (auto-negotiation restarts), 4.5.7 transmit,
- * 4.5.6 receive with every ring empty (their cores release and refill them), and the NIC's
- * interrupt registers; ring memory, MSI-X table and IDT vectors are kept.
+ * 4.5.1-4.5.2 reset, MAC, statistics, 4.5.4 link, 4.5.7 transmit, 4.5.6 receive with every ring
+ * empty (their cores release and refill them), and the NIC's interrupt registers; ring memory,
+ * MSI-X table and IDT vectors are kept. CTRL.RST leaves the PHY alone (that is CTRL.PHY_RST),
+ * so a link still up after it is kept (set link up in the MAC, no new auto-negotiation); a link
+ * that is down gets the boot's set-up.
  */
 static int igb_reset_port(struct nic_port *p)
 {
@@ -514,7 +516,11 @@ static int igb_reset_port(struct nic_port *p)
     err = err ? err : igb_read_mac(p);
     if (err == WS_OK) {
         igb_clear_stats(p);
-        err = igb_setup_link(p);
+        if (igb_rd(p, IGB_STATUS) & IGB_STATUS_LU) {
+            igb_wr(p, IGB_CTRL, igb_rd(p, IGB_CTRL) | IGB_CTRL_SLU);
+        } else {
+            err = igb_setup_link(p);
+        }
     }
     err = err ? err : igb_init_tx(p);
     err = err ? err : igb_init_rx(p, false);
