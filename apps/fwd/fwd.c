@@ -61,6 +61,11 @@ const struct fwd_stats *fwd_stats_of(unsigned port, unsigned core)
     return &fwd_stats[port][core];
 }
 
+const struct neigh_table *fwd_neigh_table(void)
+{
+    return &fwd_neigh;
+}
+
 /* --- building the FIB (boot core) ------------------------------------------------------------ */
 
 static int fwd_add_route(uint32_t prefix, uint8_t len, uint32_t gateway, uint8_t port,
@@ -254,7 +259,7 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
         st->egress_no_queue++;
     } else if (!out->link_up || !nic_queue_usable(out, core)) {
         st->egress_link_down++; /* or the port is being reset, or dead */
-    } else if (!neigh_lookup(&fwd_neigh, next, mac)) {
+    } else if (!neigh_lookup_use(&fwd_neigh, next, mac)) {
         st->arp_unresolved++;
         fwd_arp_request(fc, st, out, core, next, now);
     } else {

@@ -143,6 +143,22 @@ static const struct stats_counter stats_port_counters[] = {
        "1 once the port read all-ones (left the bus): reported once, never touched again"),
 };
 
+#define NC(name, field, doc) { name, offsetof(struct neigh_stats, field), doc }
+static const struct stats_counter stats_neigh_counters[] = {
+    NC("inserted", inserted,
+       "a new neighbour took a free slot"),
+    NC("refreshed", refreshed,
+       "a known neighbour confirmed, same MAC"),
+    NC("mac_changed", mac_changed,
+       "a known neighbour's MAC changed (an ARP from its address said so: failover, or someone on that wire claiming it)"),
+    NC("replaced_oldest", replaced_oldest,
+       "a new neighbour replaced the stalest entry of its slots (the table is bounded: 256 entries)"),
+    NC("replaced_in_use", replaced_in_use,
+       "of `replaced_oldest`: every entry there was a next hop in use (otherwise those are kept)"),
+    NC("rejected", rejected,
+       "an update with address 0 or a zero or group MAC, refused"),
+};
+
 #define CC(name, field, doc) { name, offsetof(struct percpu, field), doc }
 static const struct stats_counter stats_core_counters[] = {
     CC("loop_iterations", loop_iterations,
@@ -179,7 +195,7 @@ static uint64_t stats_queue_irqs(const struct nic_queue *q, unsigned core)
 /* A walk visits every counter once, in the same order every time, numbering them; views
  * (json, table, watch) and `clear` are visitors. Fixed order + numbering is what lets `clear`
  * keep a baseline and `watch` a previous value per counter without naming them. */
-enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE };
+enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE, SC_NEIGH };
 
 struct stats_visitor {
     void (*begin)(struct stats_visitor *v, enum stats_scope s, unsigned index);
@@ -304,6 +320,11 @@ static void stats_walk_all(struct stats_visitor *v)
         walk_port(&w, nic_port(i));
     }
     v->end(v, SC_PORTS);
+    const struct neigh_table *nt = fwd_neigh_table();
+    v->begin(v, SC_NEIGH, 0);
+    v->attr_u64(v, "entries", neigh_count(nt));
+    walk_table(&w, &nt->stats, stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
+    v->end(v, SC_NEIGH);
     stats_ncounters = w.idx;
 }
 
@@ -330,6 +351,9 @@ static void jv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         break;
     case SC_HW:
         jw_begin_object(w, "hw");
+        break;
+    case SC_NEIGH:
+        jw_begin_object(w, "neigh");
         break;
     default:
         jw_begin_object(w, NULL);
@@ -484,6 +508,9 @@ static void tv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         snprintf(t->group, sizeof(t->group), "port%u hw", index);
     } else if (s == SC_QUEUE) {
         snprintf(t->group, sizeof(t->group), "port%d q%u", t->port, index);
+    } else if (s == SC_NEIGH) {
+        t->in_core = false, t->port = -1;
+        snprintf(t->group, sizeof(t->group), "neigh");
     }
 }
 
@@ -795,6 +822,10 @@ void stats_cmd_doc(int argc, char **argv)
     doc_begin("fwd");
     doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
     doc_end("fwd");
+    doc_begin("neigh");
+    kprintf("| `entries` | neighbours in the table now (at most 256) |\n");
+    doc_rows(stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
+    doc_end("neigh");
     doc_begin("route");
     for (size_t i = 0; i < route_drop_counter_count; i++) {
         kprintf("| `route_%s` | %s |\n", route_drop_counters[i].name, route_drop_counters[i].why);
