@@ -146,12 +146,20 @@ unsigned nic_probe_all(unsigned ncores)
     return nic_nports;
 }
 
+/* nic_irq_ok: may this core touch its queue's interrupt registers on p? It may until it has
+ * followed a stop; a dead port (which core 0 declares without waiting) is not touched even
+ * before the core has followed. */
+static bool nic_irq_ok(const struct nic_port *p, unsigned core)
+{
+    return nic_queue_usable(p, core) && nic_port_state(p) != NIC_PORT_DEAD;
+}
+
 bool nic_arm_core(unsigned core)
 {
     bool pending = false;
     for (unsigned i = 0; i < nic_nports; i++) {
         struct nic_port *p = &nic_ports[i];
-        if (nic_queue_usable(p, core)) {
+        if (nic_irq_ok(p, core)) {
             p->ops->irq_arm(p, core);
         }
     }
@@ -170,7 +178,7 @@ void nic_disarm_core(unsigned core)
 {
     for (unsigned i = 0; i < nic_nports; i++) {
         struct nic_port *p = &nic_ports[i];
-        if (nic_queue_usable(p, core)) {
+        if (nic_irq_ok(p, core)) {
             p->ops->irq_disarm(p, core);
         }
     }
