@@ -173,7 +173,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model test_iperf3_proto
+	test_ixgbe_model test_iperf3_proto test_nic_txwd
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -224,7 +224,8 @@ HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 # The real 82599 driver, NIC layer and forwarding against two 82599 model ports (MMIO through
 # the WS_HOST_MMIO seam of kernel/mmio.h).
 IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
-	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_platform.c tests/hostsim/sim_frames.c \
+	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_platform.c \
+	tests/hostsim/sim_frames.c \
 	drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c \
 	apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
 	net/inet.c net/rss.c \
@@ -253,13 +254,14 @@ hostsim: setup build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
-# System tests boot the default image and its variants: test (adds the `fault` command), busy
-# (busy polling) and wire (wire mode).
+# System tests boot the default image and its variants: test (adds the `fault` and `pool`
+# commands), busy (busy polling), wire (wire mode) and reboot (test, with panic = reboot).
 test-system: setup
 	$(MAKE) --no-print-directory all media-test
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
 test: unit hostsim test-model fuzz-smoke test-system
@@ -293,7 +295,7 @@ bench: setup all build/bench/udpgen build/bench/handoff_bench
 	tests/bench/fwd_bench.sh
 
 clean:
-	rm -rf $(BUILD) build/test build/busy build/wire build/unit build/host build/hostsim build/bench build/fuzz
+	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/unit build/host build/hostsim build/bench build/fuzz
 
 distclean:
 	rm -rf build

@@ -1,6 +1,7 @@
 /* kernel/commands.c: console commands. Each answers in whole lines; none blocks the datapath. */
 #include "commands.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "apps/fwd/fwd.h"
@@ -8,6 +9,7 @@
 #include "config.h"
 #include "console.h"
 #include "console_line.h"
+#include "drivers/nic/nic.h"
 #include "panic.h"
 #include "percpu.h"
 #include "smp.h"
@@ -70,11 +72,70 @@ __attribute__((noinline)) static void test_fault_trigger(void)
     *unmapped = 0xdead;
 }
 
+/* test_number: argv word as a number below limit, or -1 with an error printed. */
+static long test_number(const char *what, const char *s, unsigned long limit)
+{
+    char *end;
+    unsigned long n = strtoul(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || *s == '-' || n >= limit) {
+        kprintf("error: no %s '%s' (%ss 0..%lu)\n", what, s, what, limit - 1);
+        return -1;
+    }
+    return (long)n;
+}
+
+/* `fault`: a page fault; `fault reset N`: reset port N as the TX hang watchdog would (QEMU's
+ * igb never hangs, so this is how the system tests reach the reset path). */
 static void cmd_fault(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    kprintf("fault: writing to unmapped address 0x7f0000000000\n");
-    test_fault_trigger();
+    if (argc == 1) {
+        kprintf("fault: writing to unmapped address 0x7f0000000000\n");
+        test_fault_trigger();
+        return;
+    }
+    long n = argc == 3 ? test_number("port", argv[2], nic_port_count()) : -2;
+    if (n == -1) {
+        return;
+    }
+    struct nic_port *p = n >= 0 ? nic_port((unsigned)n) : NULL;
+    if (p != NULL && strcmp(argv[1], "reset") == 0) {
+        if (!nic_port_reset(p, "reset asked for on the console (test)")) {
+            kprintf("error: %s is %s\n", p->name, nic_port_state_name(p));
+        }
+    } else {
+        kprintf("error: usage: fault [reset <port>]\n");
+    }
+}
+
+/* `pool`: each core's pool; `pool hold C N`: core C takes up to N buffers of its own pool and
+ * keeps them (a consumer that fell behind); `pool release C`: it gives them all back. */
+static void cmd_pool(int argc, char **argv)
+{
+    if (argc == 1) {
+        kprintf("%-5s %8s %8s %8s %12s\n", "core", "size", "free", "held", "alloc_fail");
+        for (unsigned c = 0; c < smp_cores_online(); c++) {
+            const struct pkb_pool *pool = nic_pool(c);
+            kprintf("%-5u %8u %8u %8u %12llu\n", c, pool->size, pool->nfree, nic_test_held(c),
+                    (unsigned long long)pool->alloc_fail);
+        }
+        return;
+    }
+    long c = argc >= 3 ? test_number("core", argv[2], smp_cores_online()) : -2;
+    if (c == -1) {
+        return;
+    }
+    if (c >= 0 && argc == 4 && strcmp(argv[1], "hold") == 0) {
+        long n = test_number("count", argv[3], 1UL << 20);
+        if (n >= 0) {
+            nic_test_hold((unsigned)c, (uint32_t)n);
+            kprintf("pool: core %ld holds up to %ld of its buffers\n", c, n);
+        }
+    } else if (c >= 0 && argc == 3 && strcmp(argv[1], "release") == 0) {
+        nic_test_hold((unsigned)c, 0);
+        kprintf("pool: core %ld gives its buffers back\n", c);
+    } else {
+        kprintf("error: usage: pool [hold <core> <count> | release <core>]\n");
+    }
 }
 #endif
 
@@ -94,7 +155,10 @@ static const struct command commands[] = {
     { "regs", 1, "regs <port>: register dump", stats_cmd_regs },
     { "reboot", 0, "reset the machine", cmd_reboot },
 #if CONFIG_TEST_FAULT_COMMAND
-    { "fault", 0, "(test config) trigger a page fault", cmd_fault },
+    { "fault", 2, "(test config) fault [reset <port>]: a page fault, or a port reset",
+      cmd_fault },
+    { "pool", 3, "(test config) pool [hold <core> <n> | release <core>]: pool exhaustion",
+      cmd_pool },
 #endif
 };
 

@@ -6,6 +6,7 @@
 #include "lapic.h"
 #include "param.h"
 #include "percpu.h"
+#include "trap.h"
 
 /* One table per core; a core's table is written at init by the boot core, then only its
  * counters change, and only on that core. */
@@ -42,6 +43,13 @@ int irq_dispatch(unsigned vector)
     s->fn(s->arg);
     lapic_eoi();
     return 1;
+}
+
+void irq_wake_core(unsigned core)
+{
+    if (core < WS_MAX_CPUS && percpu_blocks[core].online) {
+        lapic_send_fixed(percpu_blocks[core].apic_id, VEC_WAKE);
+    }
 }
 
 const struct irq_slot *irq_slot_of(unsigned core, unsigned vector)

@@ -28,6 +28,9 @@ struct irq_slot {
 int irq_alloc(unsigned core, irq_handler_fn fn, void *arg, const char *name);
 /* irq_dispatch: called by trap_dispatch for vectors in range; true if a handler ran. */
 int irq_dispatch(unsigned vector);
+/* irq_wake_core: interrupt core `core` (VEC_WAKE), so that a halted core runs its loop and sees
+ * what changed (drivers/nic/nic.c's port states). Any core; a no-op for a core not online. */
+void irq_wake_core(unsigned core);
 /* irq_slot_of: a core's slot for vector v (for counters), or NULL. */
 const struct irq_slot *irq_slot_of(unsigned core, unsigned vector);
 

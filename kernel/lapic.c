@@ -114,9 +114,11 @@ int lapic_send_sipi(uint32_t apic_id, uint8_t vector_page)
     return lapic_send_ipi(apic_id, LAPIC_ICR_STARTUP | vector_page);
 }
 
+/* Fixed delivery mode (000b), physical destination, edge; level "assert", which SDM 3A 10.6.1
+ * asks for every delivery mode but INIT de-assert. */
 int lapic_send_fixed(uint32_t apic_id, uint8_t vector)
 {
-    return lapic_send_ipi(apic_id, vector); /* fixed delivery mode (0), physical destination */
+    return lapic_send_ipi(apic_id, LAPIC_ICR_LEVEL_ASSERT | vector);
 }
 
 void lapic_send_nmi_all_but_self(void)

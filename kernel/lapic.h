@@ -12,6 +12,8 @@ void lapic_eoi(void);
 /* lapic_send_init / lapic_send_sipi: the INIT-SIPI-SIPI start-up IPIs (SDM 3A 8.4.4.1). */
 int lapic_send_init(uint32_t apic_id);
 int lapic_send_sipi(uint32_t apic_id, uint8_t vector_page);
+/* lapic_send_fixed: interrupt core apic_id on `vector` (fixed delivery, SDM 3A 10.6.1). */
+int lapic_send_fixed(uint32_t apic_id, uint8_t vector);
 /* lapic_send_nmi_all_but_self: stop the other cores (panic). Safe before lapic_init. */
 void lapic_send_nmi_all_but_self(void);
 /* lapic_send_fixed: interrupt `vector` on the core with this APIC ID (a wake-up). */

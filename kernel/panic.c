@@ -48,7 +48,7 @@ void machine_reboot(void)
     panic_park_this_core();
 }
 
-void panic_stop_machine(void)
+void panic_claim(void)
 {
     int self = (int)this_cpu()->index;
     int expected = -1;
@@ -58,6 +58,11 @@ void panic_stop_machine(void)
         expected != self) {
         panic_park_this_core(); /* another core is already stopping the machine */
     }
+}
+
+void panic_stop_machine(void)
+{
+    panic_claim();
     lapic_send_nmi_all_but_self();
     if (CONFIG_PANIC_REBOOT) {
         console_write_panic("panic: rebooting (config panic=reboot)\n", 39);

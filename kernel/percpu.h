@@ -40,6 +40,7 @@ struct percpu {
     volatile uint64_t loop_iterations;
     volatile uint64_t unexpected_irqs;
     volatile uint64_t timer_irqs;
+    volatile uint64_t wake_irqs;   /* VEC_WAKE IPIs from core 0 (port state changes) */
     volatile uint64_t busy_cycles; /* TSC cycles of loop passes that moved a packet */
     volatile uint64_t idle_cycles; /* ... that moved none, including time halted */
     volatile uint64_t halts;       /* adaptive mode: times the core slept */

@@ -107,6 +107,7 @@ static void trap_fatal(struct trapframe *tf)
         panic_stop_machine();
     }
     cpu->in_exception = true;
+    panic_claim(); /* only the first core to fail reports; the others park */
     trap_print("\nfatal exception: core %u (apic %u): vector %llu (%s), error code 0x%llx\n",
                cpu->index, cpu->apic_id, (unsigned long long)tf->vector, trap_names[tf->vector],
                (unsigned long long)tf->error_code);
@@ -131,6 +132,11 @@ void trap_dispatch(struct trapframe *tf)
     }
     if (tf->vector == VEC_TIMER) {
         this_cpu()->timer_irqs++;
+        lapic_eoi();
+        return;
+    }
+    if (tf->vector == VEC_WAKE) {
+        this_cpu()->wake_irqs++; /* the loop does the rest: the interrupt only ends a halt */
         lapic_eoi();
         return;
     }

@@ -20,6 +20,7 @@ _Static_assert(sizeof(struct trapframe) == 22 * 8, "trapframe layout must match 
 #define VEC_MACHINE_CHECK 18
 #define VEC_FIRST_EXTERNAL 32
 #define VEC_TIMER 0x80     /* local APIC timer: wakes a halted core (kernel/loop.c) */
+#define VEC_WAKE 0x81      /* IPI from core 0: a port changed state, look (irq_wake_core) */
 #define VEC_SPURIOUS 0xFF  /* LAPIC spurious vector (SDM 3A 10.9) */
 
 void trap_dispatch(struct trapframe *tf);

@@ -106,11 +106,17 @@ static struct neigh_entry *neigh_find(struct neigh_table *t, uint32_t ip)
     return NULL;
 }
 
-/* neigh_victim: the first free slot of ip's window, else its least recently updated one. */
+static bool neigh_used(const struct neigh_table *t, const struct neigh_entry *e)
+{
+    return __atomic_load_n(&t->used[e - t->entry], __ATOMIC_RELAXED) != 0;
+}
+
+/* neigh_victim: the first free slot of ip's window, else its least recently updated entry that
+ * the forwarder has not used, else (every one a next hop) its least recently updated one. */
 static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool *evicts)
 {
     uint32_t home = neigh_home_slot(ip);
-    struct neigh_entry *oldest = neigh_slot(t, home, 0);
+    struct neigh_entry *oldest = NULL, *oldest_unused = NULL;
 
     for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
         struct neigh_entry *e = neigh_slot(t, home, i);
@@ -118,12 +124,20 @@ static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool
             *evicts = false;
             return e;
         }
-        if (e->updated_ns < oldest->updated_ns) {
+        if (oldest == NULL || e->updated_ns < oldest->updated_ns) {
             oldest = e;
+        }
+        if (!neigh_used(t, e) && (oldest_unused == NULL ||
+                                  e->updated_ns < oldest_unused->updated_ns)) {
+            oldest_unused = e;
         }
     }
     *evicts = true;
-    return oldest;
+    if (oldest_unused == NULL) {
+        t->stats.replaced_in_use++;
+        return oldest;
+    }
+    return oldest_unused;
 }
 
 void neigh_init(struct neigh_table *t)
@@ -156,6 +170,7 @@ int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC
     } else {
         t->stats.inserted++;
     }
+    __atomic_store_n(&t->used[e - t->entry], 0, __ATOMIC_RELAXED); /* a new address */
     neigh_write(e, ip, neigh_mac_pack(mac), now_ns);
     return WS_OK;
 }
@@ -180,26 +195,59 @@ bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_M
     return true;
 }
 
-bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES])
+/* neigh_find_read: the slot holding ip and a consistent copy of it, or -1. Any core. */
+static int neigh_find_read(const struct neigh_table *t, uint32_t ip, struct neigh_entry *copy)
 {
     if (ip == 0) {
-        return false; /* 0 marks free slots: never a match */
+        return -1; /* 0 marks free slots: never a match */
     }
     uint32_t home = neigh_home_slot(ip);
     for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
-        const struct neigh_entry *e = &t->entry[(home + i) & NEIGH_SLOT_MASK];
+        unsigned slot = (home + i) & NEIGH_SLOT_MASK;
+        const struct neigh_entry *e = &t->entry[slot];
         /* Cheap filter first: only a slot that looks like ours pays for the full read. A slot
          * being rewritten to ip right now may be missed: as if we had looked a moment earlier. */
         if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip) {
             continue;
         }
-        struct neigh_entry copy;
-        if (neigh_read(e, &copy) && copy.ip == ip) {
-            neigh_mac_unpack(copy.mac, mac_out);
-            return true;
+        if (neigh_read(e, copy) && copy->ip == ip) {
+            return (int)slot;
         }
     }
-    return false;
+    return -1;
+}
+
+bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES])
+{
+    struct neigh_entry copy;
+    if (neigh_find_read(t, ip, &copy) < 0) {
+        return false;
+    }
+    neigh_mac_unpack(copy.mac, mac_out);
+    return true;
+}
+
+bool neigh_lookup_use(struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES])
+{
+    struct neigh_entry copy;
+    int slot = neigh_find_read(t, ip, &copy);
+    if (slot < 0) {
+        return false;
+    }
+    if (__atomic_load_n(&t->used[slot], __ATOMIC_RELAXED) == 0) {
+        __atomic_store_n(&t->used[slot], 1, __ATOMIC_RELAXED); /* once per entry */
+    }
+    neigh_mac_unpack(copy.mac, mac_out);
+    return true;
+}
+
+size_t neigh_count(const struct neigh_table *t)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
+        n += __atomic_load_n(&t->entry[i].ip, __ATOMIC_RELAXED) != 0;
+    }
+    return n;
 }
 
 unsigned neigh_expire(struct neigh_table *t, uint64_t now_ns, uint64_t max_age_ns)
@@ -212,6 +260,7 @@ unsigned neigh_expire(struct neigh_table *t, uint64_t now_ns, uint64_t max_age_n
             continue;
         }
         neigh_write(e, 0, 0, 0);
+        __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
         removed++;
     }
     t->stats.expired += removed;

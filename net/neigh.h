@@ -8,7 +8,10 @@
  * entry's own sequence counter to see a consistent (ip, mac) pair. When all slots of an
  * address's window are taken, the least recently updated of them is replaced (counted): with
  * overlapping windows of 8 in 256 slots this is, in practice, "a full table replaces the oldest
- * entry", while a lookup stays bounded at 8 slots.
+ * entry", while a lookup stays bounded at 8 slots. Entries the forwarder has used (looked up
+ * with neigh_lookup_use: next hops traffic goes to) are replaced only when every slot of the
+ * window is in use, so a flood of ARP from many addresses churns the rest of the table, not the
+ * next hops.
  */
 #ifndef WS_NEIGH_H
 #define WS_NEIGH_H
@@ -40,6 +43,7 @@ struct neigh_stats {
     uint64_t refreshed;       /* a known address confirmed, same MAC */
     uint64_t mac_changed;     /* a known address moved to another MAC */
     uint64_t replaced_oldest; /* a new address evicted the stalest entry of its window */
+    uint64_t replaced_in_use; /* ... and every entry of that window was in use (a next hop) */
     uint64_t expired;         /* removed by neigh_expire */
     uint64_t rejected;        /* neigh_update with address 0 or a group/zero MAC */
 };
@@ -47,6 +51,12 @@ struct neigh_stats {
 struct neigh_table {
     /* written by the writer core under each entry's seq; read by every core */
     struct neigh_entry entry[NEIGH_TABLE_ENTRIES];
+    /* used[i]: the forwarder looked slot i's address up (neigh_lookup_use). Set by any core,
+     * with a plain byte store and only while still 0, so a used entry costs its readers no
+     * further write; cleared by the writer when the slot gets a new address. A reader that set
+     * it just after the slot changed hands marks the newcomer instead: it only shifts which
+     * entry a full window gives up first. */
+    uint8_t used[NEIGH_TABLE_ENTRIES] __attribute__((aligned(64)));
     /* owned by the writer core; on its own cache line so readers' lines stay clean */
     struct neigh_stats stats __attribute__((aligned(64)));
 };
@@ -83,6 +93,13 @@ bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_M
  * entry kept changing under the reader NEIGH_READ_RETRIES times). Any core, lock-free, no
  * writes to shared memory. */
 bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES]);
+
+/* neigh_lookup_use: neigh_lookup, and mark the entry used (a next hop): a full window then
+ * gives up its unused entries first. The forwarder's lookup. Any core. */
+bool neigh_lookup_use(struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES]);
+
+/* neigh_count: occupied slots (a snapshot; any core). */
+size_t neigh_count(const struct neigh_table *t);
 
 /* neigh_expire: remove entries not updated for more than max_age_ns. Returns how many were
  * removed. Writer core only (its timer). */

@@ -62,6 +62,11 @@ const struct fwd_stats *fwd_stats_of(unsigned port, unsigned core)
     return &fwd_stats[port][core];
 }
 
+const struct neigh_table *fwd_neigh_table(void)
+{
+    return &fwd_neigh;
+}
+
 /* --- building the FIB (boot core) ------------------------------------------------------------ */
 
 static int fwd_add_route(uint32_t prefix, uint8_t len, uint32_t gateway, uint8_t port,
@@ -210,7 +215,7 @@ enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t m
     const struct fwd_nexthop *hop = &fwd_nh[nh];
     struct nic_port *out = hop->port;
     uint32_t next = hop->gateway ? hop->gateway : dst;
-    if (core >= out->nqueues || !out->link_up) {
+    if (core >= out->nqueues || !out->link_up || !nic_queue_usable(out, core)) {
         return FWD_HOP_PORT_DOWN;
     }
     if (!neigh_lookup(&fwd_neigh, next, mac)) {
@@ -286,9 +291,9 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
     uint8_t mac[6];
     if (core >= out->nqueues) {
         st->egress_no_queue++;
-    } else if (!out->link_up) {
-        st->egress_link_down++;
-    } else if (!neigh_lookup(&fwd_neigh, next, mac)) {
+    } else if (!out->link_up || !nic_queue_usable(out, core)) {
+        st->egress_link_down++; /* or the port is being reset, or dead */
+    } else if (!neigh_lookup_use(&fwd_neigh, next, mac)) {
         st->arp_unresolved++;
         fwd_arp_request(fc, st, out, core, next, now);
     } else {
@@ -356,6 +361,8 @@ static void fwd_wire_frame(struct fwd_core *fc, struct nic_port *in, unsigned co
         st->wire_no_peer++;
     } else if (core >= out->nqueues) {
         st->egress_no_queue++;
+    } else if (!nic_queue_usable(out, core)) {
+        st->egress_link_down++; /* the peer is being reset, or dead */
     } else {
         if (CONFIG_WIRE_REWRITE_MAC) {
             route_eth_rewrite(b->data, out->mac, next_hop[peer].mac);
@@ -377,9 +384,10 @@ unsigned fwd_poll_core(unsigned core)
     unsigned total = 0, nports = nic_port_count();
     uint64_t now = time_ns();
 
+    nic_core_sync(core); /* a port reset or gone: follow it before touching any queue */
     for (unsigned i = 0; i < nports; i++) {
         struct nic_port *p = nic_port(i);
-        if (core >= p->nqueues) {
+        if (!nic_queue_usable(p, core)) {
             continue;
         }
         struct nic_queue *q = &p->q[core];
@@ -400,7 +408,7 @@ unsigned fwd_poll_core(unsigned core)
         struct nic_port *p = nic_port(i);
         if (fc->ntx[i]) {
             fwd_flush_port(fc, i, core);
-        } else if (core < p->nqueues && iring_tx_in_flight(&p->q[core].tx)) {
+        } else if (nic_queue_usable(p, core) && iring_tx_in_flight(&p->q[core].tx)) {
             iring_tx_reclaim(&p->q[core].tx); /* buffers must not sit in a quiet ring */
         }
     }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/neigh.h"
 #include "net/route.h"
 #include "param.h"
 
@@ -53,6 +54,8 @@ bool fwd_neighbour_known(uint32_t dst);
 unsigned fwd_poll_core(unsigned core);
 /* fwd_stats_of: counters of (port, core), for the console. */
 const struct fwd_stats *fwd_stats_of(unsigned port, unsigned core);
+/* fwd_neigh_table: the neighbour table, for its counters (console). */
+const struct neigh_table *fwd_neigh_table(void);
 /* fwd_routes_print / fwd_arp_print: the `routes` and `arp` console commands. */
 void fwd_routes_print(void);
 void fwd_arp_print(void);

@@ -46,6 +46,8 @@ static const struct stats_counter stats_queue_counters[] = {
        "of which spanned several buffers (larger than one 2 KiB buffer)"),
     QC("rx_tail_writes", rx.stats.tail_writes,
        "RDT doorbells (one per burst that refilled anything)"),
+    QC("rx_flushed", rx.stats.flushed,
+       "frames the NIC had stored that a port reset (or a dead port) discarded before the core took them"),
     QC("tx_packets", tx.stats.packets,
        "frames the NIC reported transmitted (descriptor done)"),
     QC("tx_bytes", tx.stats.bytes,
@@ -58,6 +60,10 @@ static const struct stats_counter stats_queue_counters[] = {
        "TDT doorbells (one per burst)"),
     QC("tx_forwarded", tx.stats.forwarded,
        "of `tx_packets`: forwarded frames the NIC reported sent (forwarding counted at completion)"),
+    QC("tx_flushed", tx.stats.flushed,
+       "frames on the TX ring that a port reset (or a dead port) discarded unsent"),
+    QC("tx_flushed_forwarded", tx.stats.flushed_forwarded,
+       "of `tx_flushed`: forwarded frames"),
     QC("arp_requests_answered", local.arp_requests_answered,
        "ARP requests for our address, answered"),
     QC("icmp_echo_answered", local.icmp_echo_answered,
@@ -89,7 +95,7 @@ static const struct stats_counter stats_fwd_counters[] = {
     FC("fwd_egress_no_queue", egress_no_queue,
        "the egress port has no TX queue for this core"),
     FC("fwd_egress_link_down", egress_link_down,
-       "the egress port's link is down"),
+       "the egress port's link is down, or the port is being reset or dead"),
     FC("fwd_wire_no_peer", wire_no_peer,
        "wire mode: the ingress port is in no pair"),
     FC("fwd_arp_requests_sent", arp_requests_sent,
@@ -128,6 +134,36 @@ static const struct stats_counter stats_hw_counters[] = {
        "good octets transmitted (GOTC)"),
 };
 
+#define PC(name, field, doc) { name, offsetof(struct nic_port, field), doc }
+static const struct stats_counter stats_port_counters[] = {
+    PC("link_changes", link_changes,
+       "every link transition the driver saw, the first link-up included"),
+    PC("tx_hangs", tx_hangs,
+       "TX queues found hung: work pending, link up, no completion for 1 s (each resets the port)"),
+    PC("resets", resets,
+       "port resets completed without a reboot (chip reset, rings refilled by their cores)"),
+    PC("reset_failures", reset_failures,
+       "port resets that failed: the port is then dead (no longer used)"),
+    PC("device_gone", device_gone,
+       "1 once the port read all-ones (left the bus): reported once, never touched again"),
+};
+
+#define NC(name, field, doc) { name, offsetof(struct neigh_stats, field), doc }
+static const struct stats_counter stats_neigh_counters[] = {
+    NC("inserted", inserted,
+       "a new neighbour took a free slot"),
+    NC("refreshed", refreshed,
+       "a known neighbour confirmed, same MAC"),
+    NC("mac_changed", mac_changed,
+       "a known neighbour's MAC changed (an ARP from its address said so: failover, or someone on that wire claiming it)"),
+    NC("replaced_oldest", replaced_oldest,
+       "a new neighbour replaced the stalest entry of its slots (the table is bounded: 256 entries)"),
+    NC("replaced_in_use", replaced_in_use,
+       "of `replaced_oldest`: every entry there was a next hop in use (otherwise those are kept)"),
+    NC("rejected", rejected,
+       "an update with address 0 or a zero or group MAC, refused"),
+};
+
 #define CC(name, field, doc) { name, offsetof(struct percpu, field), doc }
 static const struct stats_counter stats_core_counters[] = {
     CC("loop_iterations", loop_iterations,
@@ -140,6 +176,8 @@ static const struct stats_counter stats_core_counters[] = {
        "adaptive mode: times the core armed its interrupts and slept"),
     CC("timer_irqs", timer_irqs,
        "local APIC timer interrupts (core 0 wakes every 10 ms while halted, for the console)"),
+    CC("wake_irqs", wake_irqs,
+       "wake-up interrupts from core 0 when a port changed state (reset, device gone)"),
     CC("unexpected_irqs", unexpected_irqs,
        "interrupts on a vector nobody owns (should stay 0)"),
 };
@@ -162,8 +200,8 @@ static uint64_t stats_queue_irqs(const struct nic_queue *q, unsigned core)
 /* A walk visits every counter once, in the same order every time, numbering them; views
  * (json, table, watch) and `clear` are visitors. Fixed order + numbering is what lets `clear`
  * keep a baseline and `watch` a previous value per counter without naming them. */
-enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE, SC_SINK,
-                   SC_SINK_GROUP };
+enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE, SC_NEIGH,
+                   SC_SINK, SC_SINK_GROUP };
 
 struct stats_visitor {
     void (*begin)(struct stats_visitor *v, enum stats_scope s, unsigned index);
@@ -266,7 +304,8 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->attr_str(w->v, "chip", p->ops->chip);
     w->v->attr_str(w->v, "link", p->link_up ? "true" : "false");
     w->v->attr_u64(w->v, "speed_mbps", p->speed_mbps);
-    walk_counter(w, "link_changes", p->link_changes);
+    w->v->attr_str(w->v, "state", nic_port_state_name(p));
+    walk_table(w, p, stats_port_counters, NCOUNTERS(stats_port_counters), "");
     w->v->begin(w->v, SC_HW, p->index);
     walk_counter(w, "rx_queue_drops", stats_queue_drops(p));
     walk_table(w, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
@@ -329,6 +368,11 @@ static void stats_walk_all(struct stats_visitor *v)
         walk_port(&w, nic_port(i));
     }
     v->end(v, SC_PORTS);
+    const struct neigh_table *nt = fwd_neigh_table();
+    v->begin(v, SC_NEIGH, 0);
+    v->attr_u64(v, "entries", neigh_count(nt));
+    walk_table(&w, &nt->stats, stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
+    v->end(v, SC_NEIGH);
     walk_sink(&w);
     stats_ncounters = w.idx;
 }
@@ -362,6 +406,9 @@ static void jv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         break;
     case SC_SINK_GROUP:
         jw_begin_object(w, v->label);
+        break;
+    case SC_NEIGH:
+        jw_begin_object(w, "neigh");
         break;
     default:
         jw_begin_object(w, NULL);
@@ -523,6 +570,9 @@ static void tv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         snprintf(t->group, sizeof(t->group), "port%u hw", index);
     } else if (s == SC_QUEUE) {
         snprintf(t->group, sizeof(t->group), "port%d q%u", t->port, index);
+    } else if (s == SC_NEIGH) {
+        t->in_core = false, t->port = -1;
+        snprintf(t->group, sizeof(t->group), "neigh");
     } else if (s == SC_SINK) {
         t->in_core = false, t->in_sink = true;
     } else if (s == SC_SINK_GROUP) {
@@ -724,10 +774,14 @@ void stats_cmd_ports(int argc, char **argv)
             snprintf(addr, sizeof(addr), "%u.%u.%u.%u/%u", ip >> 24, (ip >> 16) & 255,
                      (ip >> 8) & 255, ip & 255, p->ifc.prefix_len);
         }
+        enum nic_port_state st = nic_port_state(p);
+        const char *link = st == NIC_PORT_DEAD      ? "dead"
+                           : st == NIC_PORT_STOPPED ? "reset"
+                           : p->link_up             ? "up"
+                                                    : "down";
         kprintf("%-6s %-13s %-6s %02x:%02x:%02x:%02x:%02x:%02x %-5s %6u %6u  %s\n", p->name,
                 pci_bdf(p->pci, bdf), p->ops->chip, p->mac[0], p->mac[1], p->mac[2], p->mac[3],
-                p->mac[4], p->mac[5], p->link_up ? "up" : "down", p->speed_mbps, p->nqueues,
-                addr);
+                p->mac[4], p->mac[5], link, p->speed_mbps, p->nqueues, addr);
     }
 }
 
@@ -742,6 +796,10 @@ void stats_cmd_rings(int argc, char **argv)
         return;
     }
     struct nic_port *p = nic_port((unsigned)n);
+    if (nic_port_state(p) == NIC_PORT_DEAD) {
+        kprintf("%s is dead: registers not read\n", p->name);
+        return;
+    }
     kprintf("%-5s %6s %6s %6s %6s | %6s %6s %6s %6s %6s\n", "queue", "RDH", "RDT", "rx_ntc",
             "rx_ntu", "TDH", "TDT", "tx_ntc", "tx_ntu", "flight");
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
@@ -764,7 +822,11 @@ void stats_cmd_regs(int argc, char **argv)
     if (n >= 0) {
         struct nic_port *p = nic_port((unsigned)n);
         kprintf("%s (%s) registers:\n", p->name, p->ops->chip);
-        p->ops->dump_regs(p);
+        if (nic_port_state(p) == NIC_PORT_DEAD) {
+            kprintf("  port dead: registers not read\n");
+        } else {
+            p->ops->dump_regs(p);
+        }
     }
 }
 
@@ -827,6 +889,9 @@ void stats_cmd_doc(int argc, char **argv)
     doc_rows(stats_core_counters, NCOUNTERS(stats_core_counters), "");
     doc_rows(stats_doc_extra_core, NCOUNTERS(stats_doc_extra_core), "");
     doc_end("core");
+    doc_begin("port");
+    doc_rows(stats_port_counters, NCOUNTERS(stats_port_counters), "");
+    doc_end("port");
     doc_begin("hw");
     doc_rows(stats_doc_extra_hw, NCOUNTERS(stats_doc_extra_hw), "");
     doc_rows(stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
@@ -838,6 +903,10 @@ void stats_cmd_doc(int argc, char **argv)
     doc_begin("fwd");
     doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
     doc_end("fwd");
+    doc_begin("neigh");
+    kprintf("| `entries` | neighbours in the table now (at most 256) |\n");
+    doc_rows(stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
+    doc_end("neigh");
     doc_begin("route");
     for (size_t i = 0; i < route_drop_counter_count; i++) {
         kprintf("| `route_%s` | %s |\n", route_drop_counters[i].name, route_drop_counters[i].why);

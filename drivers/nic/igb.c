@@ -24,6 +24,7 @@
 
 #define IGB_BAR_MMIO 0
 #define IGB_RX_BUF_KB (PKB_DATA_BYTES / 1024)
+#define IGB_ALL_ONES 0xFFFFFFFFU /* what a read returns once the device is gone */
 
 static uint32_t igb_rd(const struct nic_port *p, uint32_t reg)
 {
@@ -42,10 +43,10 @@ static int igb_wait(const struct nic_port *p, const char *step, uint32_t reg, ui
     uint64_t deadline = time_deadline_us(timeout_us);
     uint32_t v;
     while (((v = igb_rd(p, reg)) & mask) != want) {
-        if (v == 0xFFFFFFFF || time_after(deadline)) {
+        if (v == IGB_ALL_ONES || time_after(deadline)) {
             kprintf("%s: init failed at %s: register 0x%05x = 0x%08x, waited for bits 0x%08x "
                     "to read 0x%08x%s\n", p->name, step, reg, v, mask, want,
-                    v == 0xFFFFFFFF ? " (device gone: all-ones)" : "");
+                    v == IGB_ALL_ONES ? " (device gone: all-ones)" : "");
             return WS_ERR_TIMEDOUT;
         }
         cpu_relax();
@@ -63,7 +64,7 @@ bool igb_supports(const struct pci_dev *d)
 static void igb_mask_all_irqs(struct nic_port *p)
 {
     igb_wr(p, IGB_IMC, IGB_IMC_ALL);
-    igb_wr(p, IGB_EIMC, 0xFFFFFFFF);
+    igb_wr(p, IGB_EIMC, 0xFFFFFFFFU); /* every vector */
     (void)igb_rd(p, IGB_ICR); /* clear anything latched */
 }
 
@@ -186,8 +187,10 @@ static int igb_alloc_queue(struct nic_port *p, unsigned q)
 }
 
 /* 4.5.6 (per queue): base, length, one 2 KiB buffer per advanced descriptor, drop instead of
- * stalling when the queue has no descriptor, enable and wait for the enable to latch. */
-static int igb_init_rx_queue(struct nic_port *p, unsigned q)
+ * stalling when the queue has no descriptor, enable and wait for the enable to latch; at probe
+ * (fill) post the buffers. After a reset the ring stays empty (RDT 0) until its own core
+ * refills it (nic.c). */
+static int igb_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
 {
     uint32_t base = IGB_RXQ_BASE(q);
     uint64_t ring = dma_addr((const void *)p->q[q].rx.desc);
@@ -203,7 +206,7 @@ static int igb_init_rx_queue(struct nic_port *p, unsigned q)
     igb_wr(p, base + IGB_RXDCTL, igb_rd(p, base + IGB_RXDCTL) | IGB_RXDCTL_ENABLE);
     int err = igb_wait(p, "RX queue enable (RXDCTL.ENABLE)", base + IGB_RXDCTL,
                        IGB_RXDCTL_ENABLE, IGB_RXDCTL_ENABLE, IGB_QUEUE_ENABLE_TIMEOUT_US);
-    if (err == WS_OK && iring_rx_fill(&p->q[q].rx) == 0) {
+    if (err == WS_OK && fill && iring_rx_fill(&p->q[q].rx) == 0) {
         kprintf("%s: init failed at RX queue %u fill: pool of core %u is empty\n", p->name, q, q);
         err = WS_ERR_NO_MEMORY;
     }
@@ -251,7 +254,7 @@ static void igb_init_rss(struct nic_port *p)
                                        : 0);
 }
 
-static int igb_init_rx(struct nic_port *p)
+static int igb_init_rx(struct nic_port *p, bool fill)
 {
     igb_wr(p, IGB_RCTL, 0);
     for (unsigned i = 0; i < IGB_MTA_REGS; i++) {
@@ -259,7 +262,7 @@ static int igb_init_rx(struct nic_port *p)
     }
     igb_init_rss(p);
     for (unsigned q = 0; q < p->nqueues; q++) {
-        int err = igb_init_rx_queue(p, q);
+        int err = igb_init_rx_queue(p, q, fill);
         if (err != WS_OK) {
             return err;
         }
@@ -288,6 +291,8 @@ static void igb_irq_wake(void *arg)
     (void)arg;
 }
 
+static void igb_program_irqs(struct nic_port *p);
+
 /* 4.5.1 / 7.3: MSI-X mode with one vector per queue pair (RX and TX queue q share entry q,
  * aimed at core q) plus one for link changes (entry nqueues, core 0). EIAC clears a vector's
  * EICR bit when its message is sent, so the next cause raises a new message. */
@@ -299,12 +304,6 @@ static int igb_init_msix(struct nic_port *p)
         kprintf("%s: init failed at MSI-X: %s\n", p->name, why);
         return err;
     }
-    igb_wr(p, IGB_GPIE, IGB_GPIE_MSIX_MODE | IGB_GPIE_PBA | IGB_GPIE_NSICR);
-    /* The interval field holds at most 8191 us; a larger configured value is capped, not
-     * wrapped (nic.rx_usecs accepts up to 10000). */
-    uint32_t usecs = CONFIG_NIC_RX_USECS > IGB_EITR_MAX_US ? IGB_EITR_MAX_US : CONFIG_NIC_RX_USECS;
-    uint32_t eitr = (usecs << IGB_EITR_INTERVAL_SHIFT) & IGB_EITR_INTERVAL_MASK;
-    uint32_t eiac = 0;
     for (unsigned q = 0; q <= p->nqueues; q++) {
         unsigned core = q < p->nqueues ? q : 0;
         char name[IRQ_NAME_BYTES];
@@ -315,12 +314,29 @@ static int igb_init_msix(struct nic_port *p)
             return WS_ERR_NO_MEMORY;
         }
         msix_unmask(&p->msix, q);
-        igb_wr(p, IGB_EITR(q), eitr);
-        eiac |= 1U << q;
         if (q < p->nqueues) {
             p->q[q].msix_entry = (uint8_t)q;
             p->q[q].vector = (uint8_t)vec;
         }
+    }
+    igb_program_irqs(p);
+    return WS_OK;
+}
+
+/* igb_program_irqs: the NIC's side of the set-up above: GPIE, throttling, which cause goes to
+ * which entry, auto-clear, the link cause. The MSI-X table lives in its own BAR and survives
+ * CTRL.RST, so after a reset only these registers need writing again. */
+static void igb_program_irqs(struct nic_port *p)
+{
+    igb_wr(p, IGB_GPIE, IGB_GPIE_MSIX_MODE | IGB_GPIE_PBA | IGB_GPIE_NSICR);
+    /* The interval field holds at most 8191 us; a larger configured value is capped, not
+     * wrapped (nic.rx_usecs accepts up to 10000). */
+    uint32_t usecs = CONFIG_NIC_RX_USECS > IGB_EITR_MAX_US ? IGB_EITR_MAX_US : CONFIG_NIC_RX_USECS;
+    uint32_t eitr = (usecs << IGB_EITR_INTERVAL_SHIFT) & IGB_EITR_INTERVAL_MASK;
+    uint32_t eiac = 0;
+    for (unsigned q = 0; q <= p->nqueues; q++) {
+        igb_wr(p, IGB_EITR(q), eitr);
+        eiac |= 1U << q;
     }
     for (unsigned q = 0; q < p->nqueues; q++) {
         uint32_t ent = (uint32_t)(q | IGB_IVAR_VALID);
@@ -330,7 +346,6 @@ static int igb_init_msix(struct nic_port *p)
     igb_wr(p, IGB_EIAC, eiac);
     igb_wr(p, IGB_IMS, IGB_ICR_LSC);
     igb_wr(p, IGB_EIMS, 1U << p->nqueues); /* link vector always on; queue vectors when armed */
-    return WS_OK;
 }
 
 static void igb_irq_arm(struct nic_port *p, unsigned q)
@@ -354,7 +369,7 @@ static uint64_t igb_rd64(struct nic_port *p, uint32_t lo)
 
 static void igb_accumulate_stats(struct nic_port *p)
 {
-    struct nic_hw_stats *s = &p->hw;
+    struct nic_hw_stats acc = p->hw, *s = &acc; /* kept only if the device is still there */
     s->rx_packets += igb_rd(p, IGB_GPRC);
     s->rx_broadcast += igb_rd(p, IGB_BPRC);
     s->rx_multicast += igb_rd(p, IGB_MPRC);
@@ -369,11 +384,19 @@ static void igb_accumulate_stats(struct nic_port *p)
     for (unsigned q = 0; q < p->nqueues; q++) {
         s->rx_queue_drops[q] += igb_rd(p, IGB_RXQ_BASE(q) + IGB_RQDPC);
     }
+    /* A device that left the bus while we read returned all-ones for counts: drop them (the
+     * next presence check finds it gone). */
+    if (igb_rd(p, IGB_STATUS) != IGB_ALL_ONES) {
+        p->hw = acc;
+    }
 }
 
 static void igb_update_link(struct nic_port *p)
 {
     uint32_t st = igb_rd(p, IGB_STATUS);
+    if (st == IGB_ALL_ONES) {
+        return; /* gone since nic.c looked: the next housekeeping says so */
+    }
     (void)igb_rd(p, IGB_ICR); /* clear LSC so the next change raises a new interrupt */
     bool up = (st & IGB_STATUS_LU) != 0;
     uint32_t speed = (st & IGB_STATUS_SPEED_MASK) == IGB_STATUS_SPEED_1000  ? 1000
@@ -420,6 +443,14 @@ static void igb_dump_regs(struct nic_port *p)
     nic_print_regs(p, regs, sizeof(regs) / sizeof(regs[0]));
 }
 
+/* igb_present: STATUS reads all-ones once the device has left the bus. */
+static bool igb_present(struct nic_port *p)
+{
+    return igb_rd(p, IGB_STATUS) != IGB_ALL_ONES;
+}
+
+static int igb_reset_port(struct nic_port *p);
+
 static const struct nic_ops igb_ops = {
     .chip = "82576",
     .irq_arm = igb_irq_arm,
@@ -427,6 +458,8 @@ static const struct nic_ops igb_ops = {
     .housekeeping = igb_housekeeping,
     .dump_regs = igb_dump_regs,
     .ring_heads = igb_ring_heads,
+    .present = igb_present,
+    .reset = igb_reset_port,
 };
 
 /* igb_map_bar0: the register BAR must be an implemented memory BAR of at least 128 KiB. */
@@ -470,6 +503,34 @@ static void igb_release_queues(struct nic_port *p)
     }
 }
 
+/*
+ * igb_reset_port (nic_ops.reset): the probe's sequence again on a port no core uses any more:
+ * 4.5.1-4.5.2 reset, MAC, statistics, 4.5.4 link, 4.5.7 transmit, 4.5.6 receive with every ring
+ * empty (their cores release and refill them), and the NIC's interrupt registers; ring memory,
+ * MSI-X table and IDT vectors are kept. CTRL.RST leaves the PHY alone (that is CTRL.PHY_RST),
+ * so a link still up after it is kept (set link up in the MAC, no new auto-negotiation); a link
+ * that is down gets the boot's set-up.
+ */
+static int igb_reset_port(struct nic_port *p)
+{
+    int err = igb_reset(p);
+    err = err ? err : igb_read_mac(p);
+    if (err == WS_OK) {
+        igb_clear_stats(p);
+        if (igb_rd(p, IGB_STATUS) & IGB_STATUS_LU) {
+            igb_wr(p, IGB_CTRL, igb_rd(p, IGB_CTRL) | IGB_CTRL_SLU);
+        } else {
+            err = igb_setup_link(p);
+        }
+    }
+    err = err ? err : igb_init_tx(p);
+    err = err ? err : igb_init_rx(p, false);
+    if (err == WS_OK) {
+        igb_program_irqs(p);
+    }
+    return err;
+}
+
 int igb_probe(struct pci_dev *d, unsigned ncores)
 {
     struct nic_port *p = nic_alloc_port();
@@ -494,10 +555,10 @@ int igb_probe(struct pci_dev *d, unsigned ncores)
     if (err == WS_OK) {
         err = igb_init_tx(p);
     }
-    err = err ? err : igb_init_rx(p);
+    err = err ? err : igb_init_rx(p, true);
     err = err ? err : igb_init_msix(p);
     if (err != WS_OK) {
-        if (p->bar0 && igb_rd(p, IGB_STATUS) != 0xFFFFFFFF) {
+        if (p->bar0 && igb_rd(p, IGB_STATUS) != IGB_ALL_ONES) {
             igb_mask_all_irqs(p);
             igb_wr(p, IGB_RCTL, 0);
             igb_wr(p, IGB_TCTL, 0);

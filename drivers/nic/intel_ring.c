@@ -193,6 +193,14 @@ bool iring_rx_pending(const struct iring_rx *r)
 
 void iring_rx_release(struct iring_rx *r)
 {
+    /* Written back but never taken: count the frames (their EOP descriptors) as flushed. */
+    for (uint16_t i = r->next_to_clean; i != r->next_to_use; i = (i + 1) & r->mask) {
+        uint32_t staterr = r->desc[i].wb.status_error;
+        if ((staterr & IDESC_RX_STATUS_DD) == 0) {
+            break; /* the NIC fills in order: nothing after this one was written */
+        }
+        r->stats.flushed += (staterr & IDESC_RX_STATUS_EOP) != 0;
+    }
     for (uint16_t i = 0; i < r->size; i++) {
         if (r->sw[i] != NULL) {
             pkb_free(r->sw[i], r->core);
@@ -302,8 +310,11 @@ unsigned iring_tx_reclaim(struct iring_tx *t)
 
 void iring_tx_release(struct iring_tx *t)
 {
+    iring_tx_reclaim(t); /* what the NIC reported sent was sent */
     for (uint16_t i = 0; i < t->size; i++) {
         if (t->sw[i] != NULL) {
+            t->stats.flushed++;
+            t->stats.flushed_forwarded += t->sw[i]->flags & PKB_F_FORWARDED;
             pkb_free(t->sw[i], t->core);
             t->sw[i] = NULL;
         }

@@ -62,6 +62,8 @@ struct iring_rx_stats {
     uint64_t errors;      /* frames dropped: error bits, impossible length, or oversize */
     uint64_t oversize;    /* ...of which spanned several buffers (non-EOP descriptor) */
     uint64_t tail_writes; /* RDT writes (one per refill that posted anything) */
+    uint64_t flushed;     /* frames the NIC had written back that iring_rx_release discarded
+                           * (a port reset or a dead port: the core never took them) */
 };
 
 /* Per-queue TX counters. packets/bytes count completions (DD seen), not submissions. */
@@ -72,6 +74,8 @@ struct iring_tx_stats {
     uint64_t bad_len;     /* frames dropped because len was 0 or above PKB_DATA_BYTES */
     uint64_t tail_writes; /* TDT writes (one per burst that placed anything) */
     uint64_t forwarded;   /* of packets: frames marked PKB_F_FORWARDED (forwarded, completed) */
+    uint64_t flushed;     /* frames iring_tx_release freed without a completion (not sent) */
+    uint64_t flushed_forwarded; /* of flushed: frames marked PKB_F_FORWARDED */
 };
 
 struct iring_rx {
@@ -141,8 +145,11 @@ unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max);
 /* iring_rx_pending: a frame is waiting (DD set on next_to_clean). For the adaptive loop's
  * re-check after arming the interrupt. Owning core. */
 bool iring_rx_pending(const struct iring_rx *r);
-/* iring_rx_release: free every buffer the ring holds back to the pool and forget them. Only
- * once the NIC has stopped the queue (RXDCTL.ENABLE reads 0). Owning core. */
+/* iring_rx_release: free every buffer the ring holds back to the pool and forget them; frames
+ * the NIC had already written back (DD) are counted in stats.flushed. The ring is then as
+ * iring_rx_init left it (indices 0, descriptors zeroed), statistics kept. Only once the NIC
+ * can no longer write the ring: the queue stopped (RXDCTL.ENABLE reads 0), or the port reset
+ * and reprogrammed with the tail at 0. Owning core. */
 void iring_rx_release(struct iring_rx *r);
 
 /*
@@ -164,8 +171,10 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
  * calls it, and an idle loop should call it too so buffers do not sit in a quiet ring.
  */
 unsigned iring_tx_reclaim(struct iring_tx *t);
-/* iring_tx_release: free every in-flight buffer without waiting for DD. Only once the NIC has
- * stopped the queue (TXDCTL.ENABLE reads 0). Owning core. */
+/* iring_tx_release: reclaim what the NIC reported done (as iring_tx_reclaim), then free every
+ * other in-flight buffer without waiting for DD, counted in stats.flushed. The ring is then as
+ * iring_tx_init left it, statistics kept. Only once the NIC can no longer read the ring: the
+ * queue stopped (TXDCTL.ENABLE reads 0), or the port reset with the tail at 0. Owning core. */
 void iring_tx_release(struct iring_tx *t);
 
 /* Accessors for the `rings` console command (software view; the driver adds RDH/RDT). */

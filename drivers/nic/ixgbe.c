@@ -56,11 +56,6 @@ static const struct ixgbe_id {
     { IXGBE_DEV_ID_82599_KR, false },           { IXGBE_DEV_ID_82599_BACKPLANE_FCOE, false },
 };
 
-/* Per port, written by core 0 only (probe, then housekeeping). */
-static struct ixgbe_state {
-    bool gone; /* a read returned all-ones: the device is not touched again */
-} ixgbe_state[NIC_MAX_PORTS];
-
 static uint32_t ixgbe_rd(const struct nic_port *p, uint32_t reg)
 {
     return mmio_read32(p->bar0 + reg);
@@ -192,11 +187,15 @@ static int ixgbe_master_disable(struct nic_port *p, unsigned *resets)
 
 /* §4.6.3.2: global reset. RST resets the device but keeps the link for manageability; LRST
  * resets the link too. Nothing shares these ports with us and a boot should start from a known
- * link state, so both. Both bits self-clear; then the datasheet asks for 10 ms of quiet. */
-static int ixgbe_global_reset(struct nic_port *p, unsigned resets)
+ * link state, so both at boot; a reset of a running port whose link is up (a hung queue: the
+ * link is not the problem) keeps it, as Linux's ixgbe_reset_hw_82599 does, instead of
+ * retraining it for up to a second. Both bits self-clear; then the datasheet asks for 10 ms of
+ * quiet. */
+static int ixgbe_global_reset(struct nic_port *p, unsigned resets, bool keep_link)
 {
+    uint32_t bits = keep_link ? IXGBE_CTRL_RST : IXGBE_CTRL_RST | IXGBE_CTRL_LRST;
     for (unsigned i = 0; i < resets; i++) {
-        ixgbe_set(p, IXGBE_CTRL, IXGBE_CTRL_RST | IXGBE_CTRL_LRST);
+        ixgbe_set(p, IXGBE_CTRL, bits);
         time_delay_us(IXGBE_RESET_DELAY_US);
         int err = ixgbe_wait(p, "global reset (CTRL.RST/LRST self-clear)", IXGBE_CTRL,
                              IXGBE_CTRL_RST | IXGBE_CTRL_LRST, 0, IXGBE_RESET_TIMEOUT_US);
@@ -434,8 +433,9 @@ static void ixgbe_init_rss(struct nic_port *p)
 /* §4.6.7, per queue: ring base and length, one PKB_DATA_BYTES buffer per advanced descriptor,
  * drop (and count in QPRDC) instead of stalling the packet buffer when this queue has no
  * descriptor, enable, and wait until the enable reads back: the tail must not be written
- * before. Then post buffers, which writes RDT = ring size - 1. */
-static int ixgbe_init_rx_queue(struct nic_port *p, unsigned q)
+ * before. Then, at probe (fill), post buffers, which writes RDT = ring size - 1; after a reset
+ * the ring stays empty (RDT 0) until its own core refills it (nic.c). */
+static int ixgbe_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
 {
     uint64_t ring = dma_addr((const void *)p->q[q].rx.desc);
 
@@ -452,7 +452,7 @@ static int ixgbe_init_rx_queue(struct nic_port *p, unsigned q)
     snprintf(step, sizeof(step), "RX queue %u enable (RXDCTL.ENABLE)", q);
     int err = ixgbe_wait(p, step, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE,
                          IXGBE_QUEUE_ENABLE_TIMEOUT_US);
-    if (err == WS_OK && iring_rx_fill(&p->q[q].rx) == 0) {
+    if (err == WS_OK && fill && iring_rx_fill(&p->q[q].rx) == 0) {
         kprintf("%s: init failed at RX queue %u fill: pool of core %u is empty\n", p->name, q, q);
         err = WS_ERR_NO_MEMORY;
     }
@@ -477,14 +477,14 @@ static void ixgbe_enable_rx(struct nic_port *p)
 
 /* §4.6.7 in the datasheet's order: receive off, filters and offloads, RSS, the queues, the
  * closing CTRL_EXT.NS_DIS (no-snoop off: our buffers are cache-coherent WB memory), then on. */
-static int ixgbe_init_rx(struct nic_port *p)
+static int ixgbe_init_rx(struct nic_port *p, bool fill)
 {
     ixgbe_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
     ixgbe_init_rx_filters(p);
     ixgbe_init_rx_offloads(p);
     ixgbe_init_rss(p);
     for (unsigned q = 0; q < p->nqueues; q++) {
-        int err = ixgbe_init_rx_queue(p, q);
+        int err = ixgbe_init_rx_queue(p, q, fill);
         if (err != WS_OK) {
             return err;
         }
@@ -588,6 +588,8 @@ static void ixgbe_init_ivar(struct nic_port *p)
     ixgbe_wr(p, IXGBE_IVAR_MISC, (p->nqueues | IXGBE_IVAR_ALLOC_VAL) << 8);
 }
 
+static void ixgbe_program_irqs(struct nic_port *p);
+
 /*
  * §4.6.3.1 / §7.3: MSI-X mode with one vector per queue pair (RX and TX queue q share entry q,
  * aimed at core q) plus one for the link (entry nqueues, core 0). Queue vectors (all below 16,
@@ -611,12 +613,24 @@ static int ixgbe_init_msix(struct nic_port *p)
     }
     ixgbe_wr(p, IXGBE_GPIE, IXGBE_GPIE_MSIX_MODE | IXGBE_GPIE_PBA_SUPPORT | IXGBE_GPIE_EIAME |
                                 IXGBE_GPIE_OCD);
-    uint32_t queues = 0;
     for (unsigned v = 0; v <= p->nqueues; v++) {
         err = ixgbe_route_vector(p, v, v < p->nqueues ? v : 0);
         if (err != WS_OK) {
             return err;
         }
+    }
+    ixgbe_program_irqs(p);
+    return WS_OK;
+}
+
+/* ixgbe_program_irqs: the NIC's side of the interrupt set-up above (the MSI-X table, in its
+ * own BAR, survives CTRL.RST: only these registers need writing again after a reset). */
+static void ixgbe_program_irqs(struct nic_port *p)
+{
+    uint32_t queues = 0;
+    ixgbe_wr(p, IXGBE_GPIE, IXGBE_GPIE_MSIX_MODE | IXGBE_GPIE_PBA_SUPPORT | IXGBE_GPIE_EIAME |
+                                IXGBE_GPIE_OCD);
+    for (unsigned v = 0; v <= p->nqueues; v++) {
         ixgbe_wr(p, IXGBE_EITR(v), v < p->nqueues ? ixgbe_eitr() : 0);
         queues |= v < p->nqueues ? 1U << v : 0;
     }
@@ -626,7 +640,6 @@ static int ixgbe_init_msix(struct nic_port *p)
     ixgbe_wr(p, IXGBE_EICR, IXGBE_EIMC_ALL_CAUSES); /* start from no latched cause */
     ixgbe_wr(p, IXGBE_EIMS, IXGBE_EIMS_LSC);
     ixgbe_wr(p, IXGBE_EIMS_EX(p->nqueues / 32), 1U << (p->nqueues % 32));
-    return WS_OK;
 }
 
 /* irq_arm / irq_disarm: owning core, adaptive mode. EIMS_EX and EIMC_EX are write-1-to-set
@@ -662,7 +675,7 @@ static uint64_t ixgbe_rd36(const struct nic_port *p, uint32_t lo, uint32_t hi)
  * "hardware counting issue"; we report GPRC as read. */
 static void ixgbe_accumulate_stats(struct nic_port *p)
 {
-    struct nic_hw_stats *s = &p->hw;
+    struct nic_hw_stats acc = p->hw, *s = &acc; /* kept only if the device is still there */
     s->rx_packets += ixgbe_rd(p, IXGBE_GPRC);
     s->rx_broadcast += ixgbe_rd(p, IXGBE_BPRC);
     s->rx_multicast += ixgbe_rd(p, IXGBE_MPRC);
@@ -678,6 +691,11 @@ static void ixgbe_accumulate_stats(struct nic_port *p)
     s->tx_bytes += ixgbe_rd36(p, IXGBE_GOTCL, IXGBE_GOTCH);
     for (unsigned q = 0; q < p->nqueues; q++) {
         s->rx_queue_drops[q] += ixgbe_rd(p, IXGBE_QPRDC(q)); /* set q = queue q (RQSMR) */
+    }
+    /* A device that left the bus while we read returned all-ones for counts: drop them (the
+     * next presence check finds it gone). */
+    if (ixgbe_rd(p, IXGBE_STATUS) != IXGBE_ALL_ONES) {
+        p->hw = acc;
     }
 }
 
@@ -703,25 +721,20 @@ static void ixgbe_update_link(struct nic_port *p, uint32_t links)
     }
 }
 
-/* ixgbe_gone: STATUS reads all-ones once the device has dropped off the bus (surprise removal,
- * a dead link to the slot): report it once and never touch the port again. */
-static bool ixgbe_gone(struct nic_port *p)
+/* ixgbe_present: STATUS reads all-ones once the device has dropped off the bus (surprise
+ * removal, a dead link to the slot); nic.c then reports it once and never touches it again. */
+static bool ixgbe_present(struct nic_port *p)
 {
-    struct ixgbe_state *st = &ixgbe_state[p->index];
-    if (!st->gone && ixgbe_rd(p, IXGBE_STATUS) == IXGBE_ALL_ONES) {
-        st->gone = true;
-        p->link_up = false;
-        p->speed_mbps = 0;
-        kprintf("%s: device gone (STATUS reads all-ones); port no longer touched\n", p->name);
-    }
-    return st->gone;
+    return ixgbe_rd(p, IXGBE_STATUS) != IXGBE_ALL_ONES;
 }
 
-/* Core 0: every 100 ms from the loop (kernel/loop.c) and before every `stats` view. */
+/* Core 0: every 100 ms from the loop (kernel/loop.c) and before every `stats` view, on a port
+ * nic.c found present. A LINKS read of all-ones (the device left since) changes nothing. */
 static void ixgbe_housekeeping(struct nic_port *p)
 {
-    if (!ixgbe_gone(p)) {
-        ixgbe_update_link(p, ixgbe_rd(p, IXGBE_LINKS));
+    uint32_t links = ixgbe_rd(p, IXGBE_LINKS);
+    if (links != IXGBE_ALL_ONES) {
+        ixgbe_update_link(p, links);
         ixgbe_accumulate_stats(p);
     }
 }
@@ -754,12 +767,10 @@ static void ixgbe_dump_regs(struct nic_port *p)
         { "SRRCTL0", IXGBE_SRRCTL(0) }, { "RXDCTL0", IXGBE_RXDCTL(0) },
         { "TXDCTL0", IXGBE_TXDCTL(0) }, { "EITR0", IXGBE_EITR(0) },
     };
-    if (ixgbe_state[p->index].gone) {
-        kprintf("  device gone: registers not read\n");
-        return;
-    }
     nic_print_regs(p, regs, sizeof(regs) / sizeof(regs[0]));
 }
+
+static int ixgbe_reset(struct nic_port *p);
 
 static const struct nic_ops ixgbe_ops = {
     .chip = "82599",
@@ -768,6 +779,8 @@ static const struct nic_ops ixgbe_ops = {
     .housekeeping = ixgbe_housekeeping,
     .dump_regs = ixgbe_dump_regs,
     .ring_heads = ixgbe_ring_heads,
+    .present = ixgbe_present,
+    .reset = ixgbe_reset,
 };
 
 /* ---- probe ------------------------------------------------------------------------------ */
@@ -790,12 +803,12 @@ static int ixgbe_map_bar0(struct nic_port *p)
 }
 
 /* §4.6.3 steps 1-4 and the MAC address: everything before the port is configured. */
-static int ixgbe_reset_and_identify(struct nic_port *p)
+static int ixgbe_reset_and_identify(struct nic_port *p, bool keep_link)
 {
     unsigned resets;
     ixgbe_disable_irqs(p);
     int err = ixgbe_master_disable(p, &resets);
-    err = err ? err : ixgbe_global_reset(p, resets);
+    err = err ? err : ixgbe_global_reset(p, resets, keep_link);
     if (err == WS_OK) {
         ixgbe_disable_irqs(p); /* the reset restored the interrupt registers */
         err = ixgbe_wait_eeprom_and_dma(p);
@@ -813,9 +826,36 @@ static int ixgbe_configure(struct nic_port *p)
     for (unsigned q = 0; err == WS_OK && q < p->nqueues; q++) {
         err = ixgbe_alloc_queue(p, q);
     }
-    err = err ? err : ixgbe_init_rx(p);
+    err = err ? err : ixgbe_init_rx(p, true);
     err = err ? err : ixgbe_init_tx(p);
     return err ? err : ixgbe_init_msix(p);
+}
+
+/*
+ * ixgbe_reset (nic_ops.reset): the probe's sequence again on a running port that no core uses
+ * any more (a hung TX queue): steps 1-4 (interrupts off, master disable, CTRL.RST, EEPROM and
+ * DMA init, MAC), then statistics, receive and transmit with every ring empty (their buffers are
+ * their cores' to release and refill), and the NIC's interrupt registers; the rings' memory,
+ * MSI-X table and IDT vectors are kept. A link that is up is kept (RST without LRST, no
+ * AUTOC.Restart_AN), so traffic resumes at once; a link that is down is reset and set up again
+ * as at boot, and housekeeping reports it when it comes up.
+ */
+static int ixgbe_reset(struct nic_port *p)
+{
+    bool keep_link = (ixgbe_rd(p, IXGBE_LINKS) & IXGBE_LINKS_UP) != 0;
+    int err = ixgbe_reset_and_identify(p, keep_link);
+    if (err == WS_OK && !(keep_link && (ixgbe_rd(p, IXGBE_LINKS) & IXGBE_LINKS_UP))) {
+        err = ixgbe_setup_link(p);
+    }
+    if (err == WS_OK) {
+        ixgbe_init_stats(p);
+        err = ixgbe_init_rx(p, false);
+    }
+    err = err ? err : ixgbe_init_tx(p);
+    if (err == WS_OK) {
+        ixgbe_program_irqs(p);
+    }
+    return err;
 }
 
 /* ixgbe_quiesce: after a failed bring-up, leave the port silent: no interrupts, no DMA. */
@@ -876,14 +916,13 @@ int ixgbe_probe(struct pci_dev *d, unsigned ncores)
     if (p == NULL) {
         return WS_ERR_NO_MEMORY;
     }
-    ixgbe_state[p->index].gone = false;
     p->pci = d;
     p->ops = &ixgbe_ops;
     p->nqueues = ncores < IXGBE_MAX_QUEUES ? ncores : IXGBE_MAX_QUEUES;
     p->q = dma_alloc(p->nqueues * sizeof(struct nic_queue), 64);
     pci_enable(d);
     int err = p->q ? ixgbe_map_bar0(p) : WS_ERR_NO_MEMORY;
-    err = err ? err : ixgbe_reset_and_identify(p);
+    err = err ? err : ixgbe_reset_and_identify(p, false);
     err = err ? err : ixgbe_configure(p);
     err = err ? err : ixgbe_wait_link(p);
     if (err != WS_OK) {

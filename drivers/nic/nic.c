@@ -1,6 +1,8 @@
 /*
- * drivers/nic/nic.c: the port table, per-core packet pools, and the per-core interrupt arming
- * of the adaptive loop. What happens to a frame is the application's (apps/fwd).
+ * drivers/nic/nic.c: the port table, per-core packet pools, the per-core interrupt arming of the
+ * adaptive loop, and fault handling: the TX hang watchdog, port resets and dead ports (the
+ * protocol between core 0 and the others is described in nic.h). What happens to a frame is the
+ * application's (apps/fwd).
  */
 #include "nic.h"
 
@@ -10,15 +12,33 @@
 #include "config.h"
 #include "console.h"
 #include "dma.h"
+#include "err.h"
+#include "irq.h"
 #include "mmio.h"
+#include "time.h"
 #include "drivers/nic/igb.h"
 #include "drivers/nic/ixgbe.h"
+
+/* A core that has not acknowledged a stop this long after it was asked is named on the console
+ * (once per reset): the reset waits for it, as its rings cannot be touched while it might. */
+#define NIC_RESET_ACK_NOTE_NS 1000000000ULL
 
 /* read-only after nic_probe_all (their queues are per core) */
 static struct nic_port nic_ports[NIC_MAX_PORTS];
 static unsigned nic_nports;
 static struct pkb_pool nic_pools[WS_MAX_CPUS]; /* pool c: owned by core c */
 static unsigned nic_ncores;
+
+volatile uint32_t nic_events;                    /* written by core 0 only */
+struct nic_core_view nic_core_views[WS_MAX_CPUS]; /* entry c written by core c only */
+
+/* Test builds: what `pool hold` asked of each core (written by core 0), and the buffers that
+ * core holds, chained through their own data (written by that core only). */
+static struct nic_test_hold {
+    volatile uint32_t target;
+    uint32_t held;
+    struct pkb *list;
+} nic_holds[WS_MAX_CPUS];
 
 struct nic_port *nic_alloc_port(void)
 {
@@ -117,10 +137,21 @@ unsigned nic_probe_all(unsigned ncores)
         if ((igb ? igb_probe(d, ncores) : ixgbe_probe(d, ncores)) == 0) {
             struct nic_port *p = &nic_ports[nic_nports - 1];
             nic_set_address(p);
+            for (unsigned q = 0; q < p->nqueues; q++) {
+                p->q[q].usable = true; /* running, generation 0 */
+            }
             nic_report_port(p);
         }
     }
     return nic_nports;
+}
+
+/* nic_irq_ok: may this core touch its queue's interrupt registers on p? It may until it has
+ * followed a stop; a dead port (which core 0 declares without waiting) is not touched even
+ * before the core has followed. */
+static bool nic_irq_ok(const struct nic_port *p, unsigned core)
+{
+    return nic_queue_usable(p, core) && nic_port_state(p) != NIC_PORT_DEAD;
 }
 
 bool nic_arm_core(unsigned core)
@@ -128,23 +159,26 @@ bool nic_arm_core(unsigned core)
     bool pending = false;
     for (unsigned i = 0; i < nic_nports; i++) {
         struct nic_port *p = &nic_ports[i];
-        if (core < p->nqueues) {
+        if (nic_irq_ok(p, core)) {
             p->ops->irq_arm(p, core);
         }
     }
-    /* Re-check after arming: a frame that landed before the arm raised no interrupt. */
+    /* Re-check after arming: a frame that landed before the arm raised no interrupt, and a
+     * port event posted before it was sent no wake-up this core will see (irq_wake_core comes
+     * right after the event, so an event after this check does wake the halt). */
     for (unsigned i = 0; i < nic_nports && !pending; i++) {
         struct nic_port *p = &nic_ports[i];
-        pending = core < p->nqueues && iring_rx_pending(&p->q[core].rx);
+        pending = nic_queue_usable(p, core) && iring_rx_pending(&p->q[core].rx);
     }
-    return pending;
+    return pending || __atomic_load_n(&nic_events, __ATOMIC_ACQUIRE) !=
+                          nic_core_views[core].events_seen;
 }
 
 void nic_disarm_core(unsigned core)
 {
     for (unsigned i = 0; i < nic_nports; i++) {
         struct nic_port *p = &nic_ports[i];
-        if (core < p->nqueues) {
+        if (nic_irq_ok(p, core)) {
             p->ops->irq_disarm(p, core);
         }
     }
@@ -158,9 +192,224 @@ void nic_print_regs(const struct nic_port *p, const struct nic_reg *regs, size_t
     }
 }
 
-void nic_housekeeping(void)
+/* --- every core: following the ports' states ------------------------------------------- */
+
+/* nic_queue_follow: this core's part of a state change of p (gstate g). */
+static void nic_queue_follow(struct nic_port *p, struct nic_queue *q, uint32_t g)
+{
+    switch (g & NIC_GSTATE_STATE_MASK) {
+    case NIC_PORT_STOPPED:
+        /* Nothing of ours is on its way to the port: TX batches are flushed at the end of every
+         * pass, and this runs before the next one touches a queue. */
+        q->usable = false;
+        break;
+    case NIC_PORT_RUNNING:
+        if (!q->usable) {
+            /* The chip was reset with every ring empty: what the rings still hold is ours to
+             * take back (and count), then the RX ring gets fresh buffers and its first RDT. */
+            iring_tx_release(&q->tx);
+            iring_rx_release(&q->rx);
+            iring_rx_fill(&q->rx);
+            q->usable = true;
+        }
+        break;
+    default:
+        /* Dead: gone from the bus (it does no more DMA, and bus mastering is off) or a reset
+         * failed after the chip reset stopped its DMA. The buffers come home. */
+        q->usable = false;
+        iring_tx_release(&q->tx);
+        iring_rx_release(&q->rx);
+        break;
+    }
+    (void)p;
+    __atomic_store_n(&q->seen_gen, g, __ATOMIC_RELEASE); /* core 0 may go on */
+}
+
+/* nic_test_hold_step: test builds: take or give back buffers as `pool hold` asked. */
+static bool nic_test_hold_step(unsigned core)
+{
+    struct nic_test_hold *h = &nic_holds[core];
+    struct pkb_pool *pool = &nic_pools[core];
+    uint32_t target = __atomic_load_n(&h->target, __ATOMIC_ACQUIRE);
+    while (h->held > target) {
+        struct pkb *b = h->list;
+        memcpy(&h->list, b->data, sizeof(h->list));
+        pkb_free(b, (uint16_t)core);
+        h->held--;
+    }
+    while (h->held < target && pool->nfree > 0) { /* an empty pool is not an alloc_fail here */
+        struct pkb *b = pkb_alloc(pool);
+        memcpy(b->data, &h->list, sizeof(h->list));
+        h->list = b;
+        h->held++;
+    }
+    return h->held < target; /* still short: try again next pass, as buffers come back */
+}
+
+void nic_core_sync_slow(unsigned core, uint32_t events)
 {
     for (unsigned i = 0; i < nic_nports; i++) {
-        nic_ports[i].ops->housekeeping(&nic_ports[i]);
+        struct nic_port *p = &nic_ports[i];
+        if (core < p->nqueues) {
+            uint32_t g = __atomic_load_n(&p->gstate, __ATOMIC_ACQUIRE);
+            if (g != p->q[core].seen_gen) {
+                nic_queue_follow(p, &p->q[core], g);
+            }
+        }
     }
+    nic_core_views[core].events_seen = events;
+    nic_core_views[core].busy = CONFIG_TEST_FAULT_COMMAND && nic_test_hold_step(core);
+}
+
+/* --- core 0: state changes ------------------------------------------------------------------ */
+
+const char *nic_port_state_name(const struct nic_port *p)
+{
+    static const char *const names[] = { "running", "resetting", "dead", "?" };
+    return names[nic_port_state(p)];
+}
+
+/* nic_set_state: publish p's new state to every core and wake them; core 0 follows at once
+ * (it runs this between its passes, its batches flushed). */
+static void nic_set_state(struct nic_port *p, enum nic_port_state st)
+{
+    uint32_t g = ((p->gstate & ~NIC_GSTATE_STATE_MASK) + NIC_GSTATE_GEN_STEP) | st;
+    __atomic_store_n(&p->gstate, g, __ATOMIC_RELEASE);
+    __atomic_store_n(&nic_events, nic_events + 1, __ATOMIC_RELEASE);
+    nic_core_sync(0);
+    for (unsigned c = 1; c < nic_ncores; c++) {
+        irq_wake_core(c);
+    }
+}
+
+/* nic_all_followed: has every core with a queue on p acted on its current state? */
+static bool nic_all_followed(struct nic_port *p, uint64_t now)
+{
+    uint32_t g = p->gstate;
+    for (unsigned q = 0; q < p->nqueues; q++) {
+        if (__atomic_load_n(&p->q[q].seen_gen, __ATOMIC_ACQUIRE) != g) {
+            if (now - p->reset_start_ns > NIC_RESET_ACK_NOTE_NS && !p->reset_waiting_noted) {
+                kprintf("%s: reset still waiting for core %u to stop using the port\n",
+                        p->name, q);
+                p->reset_waiting_noted = true;
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+/* nic_port_dead: never use p again; every core gives its buffers back. Bus mastering is turned
+ * off first, so that nothing the device might still do can reach the released buffers. */
+static void nic_port_dead(struct nic_port *p, const char *why)
+{
+    kprintf("%s: %s\n", p->name, why);
+    uint16_t cmd = pci_read16(p->pci, PCI_COMMAND);
+    if (cmd != 0xFFFF) {
+        pci_write16(p->pci, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
+    }
+    if (p->link_up) {
+        p->link_up = false;
+        p->speed_mbps = 0;
+        p->link_changes++;
+    }
+    nic_set_state(p, NIC_PORT_DEAD);
+}
+
+bool nic_port_reset(struct nic_port *p, const char *why)
+{
+    if (nic_port_state(p) != NIC_PORT_RUNNING) {
+        return false;
+    }
+    kprintf("%s: %s; resetting the port\n", p->name, why);
+    p->reset_start_ns = time_ns();
+    p->reset_waiting_noted = false;
+    nic_set_state(p, NIC_PORT_STOPPED);
+    return true;
+}
+
+/* nic_reset_step: once every core has stopped using p: last statistics, reset, restart. */
+static void nic_reset_step(struct nic_port *p, uint64_t now)
+{
+    if (!nic_all_followed(p, now)) {
+        return;
+    }
+    p->ops->housekeeping(p); /* the reset clears the statistics registers: read them first */
+    int err = p->ops->reset(p);
+    if (err != WS_OK) {
+        p->reset_failures++;
+        nic_port_dead(p, "reset failed (see above); port no longer used");
+        return;
+    }
+    for (unsigned q = 0; q < p->nqueues; q++) {
+        nic_txwd_forget(&p->txwd[q]);
+    }
+    p->resets++;
+    nic_set_state(p, NIC_PORT_RUNNING);
+    kprintf("%s: reset done in %llu ms; queues restarted\n", p->name,
+            (unsigned long long)((time_ns() - p->reset_start_ns) / 1000000));
+}
+
+/* nic_watchdog: sample every TX queue of a running port (nic_txwd.h); reset the port when one
+ * is hung. */
+static void nic_watchdog(struct nic_port *p, uint64_t now)
+{
+    for (unsigned q = 0; q < p->nqueues; q++) {
+        uint32_t rdh, rdt, tdh, tdt;
+        p->ops->ring_heads(p, q, &rdh, &rdt, &tdh, &tdt);
+        uint64_t done = __atomic_load_n(&p->q[q].tx.stats.packets, __ATOMIC_RELAXED);
+        if (nic_txwd_sample(&p->txwd[q], tdh, tdt, done, p->link_up, now, NIC_TX_HANG_NS)) {
+            char why[112];
+            snprintf(why, sizeof(why), "TX queue %u hung (TDH %u TDT %u unchanged, no completion "
+                     "for %llu ms, link up)", q, tdh, tdt,
+                     (unsigned long long)((now - p->txwd[q].since_ns) / 1000000));
+            p->tx_hangs++;
+            nic_port_reset(p, why);
+            return;
+        }
+    }
+}
+
+void nic_housekeeping(void)
+{
+    uint64_t now = time_ns();
+    for (unsigned i = 0; i < nic_nports; i++) {
+        struct nic_port *p = &nic_ports[i];
+        switch (nic_port_state(p)) {
+        case NIC_PORT_RUNNING:
+            if (!p->ops->present(p)) {
+                p->device_gone = 1;
+                nic_port_dead(p, "device gone (STATUS reads all-ones); port no longer touched");
+                break;
+            }
+            p->ops->housekeeping(p);
+            nic_watchdog(p, now);
+            break;
+        case NIC_PORT_STOPPED:
+            nic_reset_step(p, now);
+            break;
+        default:
+            break; /* dead: never touched again */
+        }
+    }
+}
+
+/* --- test builds: pool exhaustion on demand ------------------------------------------------ */
+
+void nic_test_hold(unsigned core, uint32_t n)
+{
+    if (core < nic_ncores) {
+        __atomic_store_n(&nic_holds[core].target, n, __ATOMIC_RELEASE);
+        __atomic_store_n(&nic_events, nic_events + 1, __ATOMIC_RELEASE);
+        if (core == 0) {
+            nic_core_sync(0);
+        } else {
+            irq_wake_core(core);
+        }
+    }
+}
+
+uint32_t nic_test_held(unsigned core)
+{
+    return core < nic_ncores ? __atomic_load_n(&nic_holds[core].held, __ATOMIC_RELAXED) : 0;
 }

@@ -1,8 +1,16 @@
 /*
  * drivers/nic/nic.h: a port, whatever its chip. Each port has one RX and one TX queue per core
  * (queue index == core index), each queue with its own MSI-X vector aimed at that core. The
- * chip drivers (igb.c now, ixgbe.c later) fill in a port and its ops; the per-core loop and the
- * console see only this.
+ * chip drivers (igb.c, ixgbe.c) fill in a port and its ops; the per-core loop and the console
+ * see only this.
+ *
+ * Faults (docs/architecture.md, "Faults"): core 0's housekeeping watches every port. A TX queue
+ * that stops completing (nic_txwd.h) gets its port reset; a port that reads all-ones (gone) or
+ * whose reset fails is dead. Core 0 announces each change in the port's gstate (generation and
+ * state in one word) and wakes the cores; each core, in its own pass (nic_core_sync), stops
+ * using the port's queues, or releases and refills its rings once the port runs again, and
+ * acknowledges in its queue's seen_gen. Only the owning core ever frees its buffers; the fast
+ * path pays one load of a word that changes only on such events.
  */
 #ifndef WS_NIC_H
 #define WS_NIC_H
@@ -12,6 +20,7 @@
 #include <stdint.h>
 
 #include "drivers/nic/intel_ring.h"
+#include "drivers/nic/nic_txwd.h"
 #include "drivers/pci/msix.h"
 #include "net/local.h"
 #include "net/pkb.h"
@@ -33,7 +42,24 @@ struct nic_ops {
     void (*dump_regs)(struct nic_port *p);
     void (*ring_heads)(struct nic_port *p, unsigned queue, uint32_t *rdh, uint32_t *rdt,
                        uint32_t *tdh, uint32_t *tdt);
+    /* present: false once the device reads all-ones (STATUS): it has left the bus. Core 0. */
+    bool (*present)(struct nic_port *p);
+    /* reset: reset the chip and program it as at probe, but with every RX and TX ring empty
+     * (head = tail = 0) and the interrupts routed as before. Called only while no core uses the
+     * port (NIC_PORT_STOPPED, acknowledged by every core); the rings' buffers stay with their
+     * owners, who release and refill them when the port runs again. Returns 0 or a negative
+     * WS_ERR_* (message printed). Core 0, slow path (tens of ms). */
+    int (*reset)(struct nic_port *p);
 };
+
+/* A port's state, in the low bits of nic_port.gstate. */
+enum nic_port_state {
+    NIC_PORT_RUNNING = 0, /* every core uses its queue pair */
+    NIC_PORT_STOPPED = 1, /* a reset is under way: no core touches the port's queues */
+    NIC_PORT_DEAD = 2,    /* gone (reads all-ones) or its reset failed: never used again */
+};
+#define NIC_GSTATE_STATE_MASK 3U
+#define NIC_GSTATE_GEN_STEP 4U
 
 /* Hardware statistics as 64-bit totals (registers are clear-on-read; core 0 accumulates). */
 struct nic_hw_stats {
@@ -53,6 +79,9 @@ struct nic_queue {
     uint8_t vector;     /* IDT vector on the owning core */
     struct net_local_stats local; /* ARP/ICMP answered, drops by reason */
     uint64_t no_address;          /* frames on a port without an address: dropped */
+    /* owned by the queue's core: how far it has followed the port's state (nic_core_sync) */
+    bool usable;                /* this core may touch the queue pair now */
+    volatile uint32_t seen_gen; /* the port's gstate this core has acted on (core 0 reads it) */
 } __attribute__((aligned(64)));
 
 struct nic_port {
@@ -74,7 +103,56 @@ struct nic_port {
     volatile uint32_t speed_mbps;
     uint64_t link_changes;
     struct nic_hw_stats hw;
+
+    /* written by core 0 (fault handling), read by every core */
+    volatile uint32_t gstate; /* generation (bumped on every change) | enum nic_port_state */
+    /* core 0 only */
+    uint64_t tx_hangs;       /* hung TX queues the watchdog found (each resets the port) */
+    uint64_t resets;         /* resets completed, the port running again */
+    uint64_t reset_failures; /* resets that failed (the port is then dead) */
+    uint64_t device_gone;    /* 1 once the port read all-ones */
+    uint64_t reset_start_ns; /* when the current reset began */
+    bool reset_waiting_noted;
+    struct nic_txwd txwd[WS_MAX_CPUS]; /* per TX queue */
 };
+
+/* Every core's view of the port events (one cache line each, written by that core only). */
+struct nic_core_view {
+    uint32_t events_seen; /* nic_events when this core last looked */
+    bool busy;            /* test builds: a `pool hold` is still taking buffers */
+} __attribute__((aligned(64)));
+
+/* nic_events: bumped (release) by core 0 after any port changed state (or a test request); a
+ * core that has not seen the latest value runs nic_core_sync_slow. */
+extern volatile uint32_t nic_events;
+extern struct nic_core_view nic_core_views[WS_MAX_CPUS];
+
+/* nic_core_sync_slow: act on every port whose state changed since this core last looked (stop
+ * using it; or release and refill its rings once it runs again), then acknowledge. */
+void nic_core_sync_slow(unsigned core, uint32_t events);
+
+/* nic_core_sync: the fast path's check, at the start of each pass, before any queue is
+ * touched (the pass's TX batches are all flushed by then). One load. Core `core` only. */
+static inline void nic_core_sync(unsigned core)
+{
+    uint32_t ev = __atomic_load_n(&nic_events, __ATOMIC_ACQUIRE);
+    struct nic_core_view *v = &nic_core_views[core];
+    if (__builtin_expect(ev != v->events_seen || v->busy, 0)) {
+        nic_core_sync_slow(core, ev);
+    }
+}
+
+/* nic_queue_usable: may core `core` use its queue pair on p (as of its last nic_core_sync)? */
+static inline bool nic_queue_usable(const struct nic_port *p, unsigned core)
+{
+    return core < p->nqueues && p->q[core].usable;
+}
+
+static inline enum nic_port_state nic_port_state(const struct nic_port *p)
+{
+    return (enum nic_port_state)(__atomic_load_n(&p->gstate, __ATOMIC_ACQUIRE) &
+                                 NIC_GSTATE_STATE_MASK);
+}
 
 /* nic_probe_all: find supported NICs on PCI, bring each up with one queue per core
  * (ncores), in PCI order as port0, port1, ... Prints one line per port. Boot core, after
@@ -104,7 +182,21 @@ struct nic_reg {
  * registers whose read has no side effect belong in such a table (no clear-on-read ones). */
 void nic_print_regs(const struct nic_port *p, const struct nic_reg *regs, size_t n);
 
-/* nic_housekeeping: link state and hardware counters of every port. Core 0, slow path. */
+/* nic_housekeeping: for every port: whether it is still there, link state and hardware
+ * counters, the TX hang watchdog, and the next step of a reset under way. Core 0, slow path:
+ * ten times a second from the loop, and before every counter view. */
 void nic_housekeeping(void);
+/* nic_port_reset: reset port p as the watchdog does (stop every core, reset, restart),
+ * giving `why` as the reason. Returns false if the port is not running. Core 0. */
+bool nic_port_reset(struct nic_port *p, const char *why);
+/* nic_port_state_name: "running", "resetting" or "dead". */
+const char *nic_port_state_name(const struct nic_port *p);
+
+/* Test builds (test.fault_command): core `core` takes buffers from its own pool, as a consumer
+ * that falls behind would, until it holds n of them (taking them as they come back), or gives
+ * them all back with n = 0. nic_test_held: how many it holds now. Core 0 asks; core `core`
+ * acts in its next pass. */
+void nic_test_hold(unsigned core, uint32_t n);
+uint32_t nic_test_held(unsigned core);
 
 #endif

@@ -205,6 +205,22 @@ int irq_alloc(unsigned core, irq_handler_fn fn, void *arg, const char *name)
     return -1;
 }
 
+/* irq_wake_core: the IPI a halted core would get. Cores here never halt (they take turns), so
+ * the wake-ups are only counted. */
+static uint64_t xs_wakes[XS_MAX_CORES];
+
+void irq_wake_core(unsigned core)
+{
+    if (core < XS_MAX_CORES) {
+        xs_wakes[core]++;
+    }
+}
+
+uint64_t xs_wake_count(unsigned core)
+{
+    return core < XS_MAX_CORES ? xs_wakes[core] : 0;
+}
+
 uint64_t xs_irq_count(unsigned core, unsigned vector)
 {
     if (core >= xs_ncores || vector < IRQ_FIRST_VECTOR || vector > IRQ_LAST_VECTOR) {

@@ -92,6 +92,8 @@ void xs_console_clear(void);
 /* Interrupts the harness delivered to a core's handler (irq_alloc's table), per vector. */
 uint64_t xs_irq_count(unsigned core, unsigned vector);
 uint64_t xs_irq_total(void);
+/* xs_wake_count: irq_wake_core calls for a core (port state changes; counted only). */
+uint64_t xs_wake_count(unsigned core);
 /* xs_irq_vector_of: the vector irq_alloc handed out under `name` on `core`, or -1. */
 int xs_irq_vector_of(unsigned core, const char *name);
 uint32_t xs_apic_id(unsigned core);

@@ -296,6 +296,8 @@ static const struct xs_case {
     { "rss", xs_test_rss, "RSS queue choice, hash and per-queue MSI-X" },
     { "ping", xs_test_ping, "ARP and ICMP echo on both ports" },
     { "stream", xs_test_stream, "a million frames routed port0 -> port1, then an overload" },
+    { "tx-hang", xs_test_tx_hang, "port1 stops completing mid-stream: watchdog, reset, resume" },
+    { "gone-traffic", xs_test_gone_traffic, "port1 drops off the bus mid-stream: isolated" },
 };
 #define XS_NCASES (sizeof(xs_cases) / sizeof(xs_cases[0]))
 

@@ -74,6 +74,24 @@ void xs_capture_tx(void *ctx, const uint8_t *f, size_t len);
  * reply must come out of mp. */
 bool xs_arp_exchange(unsigned mp, uint32_t port_ip, const uint8_t *hmac, uint32_t hip);
 
+/* --- the stream's hosts (ixgbe_sim_traffic.c), shared with the fault tests ------------------ */
+struct fwd_stats;
+extern struct sim xs_sim;              /* the hosts' books (fwd_sim.h, sim_frames.c) */
+extern uint64_t xs_wire_in[XS_PORTS];  /* frames the hosts put on each port's wire */
+extern uint64_t xs_wire_bytes[XS_PORTS];
+void xs_on_port0(void *ctx, const uint8_t *f, size_t len);
+void xs_on_port1(void *ctx, const uint8_t *f, size_t len);
+/* xs_send: a host puts a frame on port's wire (counted in xs_wire_in); false if refused. */
+bool xs_send(unsigned port, const uint8_t *f, size_t len);
+/* xs_host_b: host B answers the router's ARP requests that came out of port1. */
+void xs_host_b(void);
+/* xs_fwd_drops: a (port, core)'s forwarder drops, summed. */
+uint64_t xs_fwd_drops(const struct fwd_stats *st);
+/* xs_rx_room: free descriptors the NIC may fill on port0 queue q (RDT - RDH). */
+unsigned xs_rx_room(unsigned q);
+/* xs_stream_neighbours: host A and host B become known to the router through ARP. */
+void xs_stream_neighbours(void);
+
 /* --- the tests ------------------------------------------------------------------------------- */
 void xs_test_init(void);
 void xs_test_eeprom(void);
@@ -88,5 +106,7 @@ void xs_test_link(void);
 void xs_test_rss(void);
 void xs_test_ping(void);
 void xs_test_stream(void);
+void xs_test_tx_hang(void);
+void xs_test_gone_traffic(void);
 
 #endif

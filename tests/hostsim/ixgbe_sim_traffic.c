@@ -387,21 +387,21 @@ void xs_test_ping(void)
 
 /* --- stream -------------------------------------------------------------------------------- */
 
-static struct sim xs_sim; /* the hosts' books (fwd_sim.h, sim_frames.c) */
-static uint64_t xs_wire_in[XS_PORTS]; /* frames the hosts put on each port's wire */
-static uint64_t xs_wire_bytes[XS_PORTS];
+struct sim xs_sim; /* the hosts' books (fwd_sim.h, sim_frames.c) */
+uint64_t xs_wire_in[XS_PORTS]; /* frames the hosts put on each port's wire */
+uint64_t xs_wire_bytes[XS_PORTS];
 
-static void xs_on_port0(void *ctx, const uint8_t *f, size_t len)
+void xs_on_port0(void *ctx, const uint8_t *f, size_t len)
 {
     sim_on_port0(ctx, f, (uint16_t)len);
 }
 
-static void xs_on_port1(void *ctx, const uint8_t *f, size_t len)
+void xs_on_port1(void *ctx, const uint8_t *f, size_t len)
 {
     sim_on_port1(ctx, f, (uint16_t)len);
 }
 
-static bool xs_send(unsigned port, const uint8_t *f, size_t len)
+bool xs_send(unsigned port, const uint8_t *f, size_t len)
 {
     if (!xs_inject(port, f, len)) {
         return false;
@@ -412,7 +412,7 @@ static bool xs_send(unsigned port, const uint8_t *f, size_t len)
 }
 
 /* Host B answers the router's ARP requests (sim_frames.c counts them as they come). */
-static void xs_host_b(void)
+void xs_host_b(void)
 {
     struct sim *s = &xs_sim;
     while (s->hostb_replies_due > 0) {
@@ -424,7 +424,7 @@ static void xs_host_b(void)
     }
 }
 
-static uint64_t xs_fwd_drops(const struct fwd_stats *st)
+uint64_t xs_fwd_drops(const struct fwd_stats *st)
 {
     return st->no_route + st->arp_unresolved + st->dst_directed_broadcast +
            st->dst_other_port_address + st->egress_no_queue + st->egress_link_down +
@@ -432,7 +432,7 @@ static uint64_t xs_fwd_drops(const struct fwd_stats *st)
 }
 
 /* Free descriptors the NIC may fill on port0 queue q: RDT - RDH. */
-static unsigned xs_rx_room(unsigned q)
+unsigned xs_rx_room(unsigned q)
 {
     uint32_t head = xs_peek(0, ixm_rxq_reg_off(q, IXM_RDH));
     uint32_t tail = xs_peek(0, ixm_rxq_reg_off(q, IXM_RDT));
@@ -441,7 +441,7 @@ static unsigned xs_rx_room(unsigned q)
 
 /* The appliance learns its neighbours the way real hosts make it: A asks for its gateway; a
  * probe towards B's side makes the router ask for B, B answers; a second probe goes through. */
-static void xs_stream_neighbours(void)
+void xs_stream_neighbours(void)
 {
     static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     struct sim *s = &xs_sim;

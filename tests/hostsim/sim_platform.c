@@ -126,6 +126,29 @@ const char *pci_bdf(const struct pci_dev *d, char *buf)
     return buf;
 }
 
+/* Configuration space: only the command register, which nic.c clears bus mastering in. */
+static uint16_t sim_pci_command[SIM_PORTS];
+
+uint16_t pci_read16(const struct pci_dev *d, uint16_t off)
+{
+    return off == PCI_COMMAND && d >= sim_pci && d < sim_pci + SIM_PORTS
+               ? sim_pci_command[d - sim_pci] : 0xFFFF;
+}
+
+void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v)
+{
+    if (off == PCI_COMMAND && d >= sim_pci && d < sim_pci + SIM_PORTS) {
+        sim_pci_command[d - sim_pci] = v;
+    }
+}
+
+/* --- kernel/irq.h: cores take turns here and never halt, so a wake-up has nothing to do ---- */
+
+void irq_wake_core(unsigned core)
+{
+    (void)core;
+}
+
 /* --- drivers/nic/ixgbe.h: no 82599 here (tests/hostsim's model harness drives the real one) -- */
 
 bool ixgbe_supports(const struct pci_dev *d)
@@ -163,6 +186,19 @@ static void sim_nic_ring_heads(struct nic_port *p, unsigned queue, uint32_t *rdh
     *tdt = sq->tdt;
 }
 
+static bool sim_nic_present(struct nic_port *p)
+{
+    (void)p;
+    return true;
+}
+
+/* A fake port never hangs (its TX runs when the harness says): a reset is not expected. */
+static int sim_nic_reset(struct nic_port *p)
+{
+    kprintf("%s: reset not supported by the fake port\n", p->name);
+    return WS_ERR_NOSYS;
+}
+
 static const struct nic_ops sim_nic_ops = {
     .chip = "hostsim",
     .irq_arm = sim_nic_noop,
@@ -170,6 +206,8 @@ static const struct nic_ops sim_nic_ops = {
     .housekeeping = sim_nic_housekeeping,
     .dump_regs = sim_nic_housekeeping,
     .ring_heads = sim_nic_ring_heads,
+    .present = sim_nic_present,
+    .reset = sim_nic_reset,
 };
 
 bool igb_supports(const struct pci_dev *d)

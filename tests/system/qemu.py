@@ -16,6 +16,7 @@ DEFAULT_ISO = os.path.join(ROOT, "build", "wirespeed.iso")
 TEST_ELF = os.path.join(ROOT, "build", "test", "wirespeed.elf")
 BUSY_ELF = os.path.join(ROOT, "build", "busy", "wirespeed.elf")
 WIRE_ELF = os.path.join(ROOT, "build", "wire", "wirespeed.elf")
+REBOOT_ELF = os.path.join(ROOT, "build", "reboot", "wirespeed.elf")
 
 # Under TCG on a 2-core host, booting 4 vCPUs takes a few seconds; allow generous margins so a
 # slow CI machine is not mistaken for a hang, while a real hang still ends the test.
@@ -24,18 +25,20 @@ BOOT_TIMEOUT_S = 90
 
 class Guest:
     def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=(),
-                 monitor=True, machine="q35", bios=None, cpu=None):
+                 monitor=True, machine="q35", bios=None, cpu=None, reboot=False):
         """kernel: boot it with -kernel; iso: boot it as a CD-ROM; neither: the boot device is
         in extra (a USB stick, a NIC with -boot n). bios: firmware image for -bios (e.g.
-        OVMF); cpu: a -cpu model instead of the default for the accelerator."""
+        OVMF); cpu: a -cpu model instead of the default for the accelerator. reboot: a guest
+        reset restarts the machine (otherwise QEMU exits, -no-reboot)."""
         if cpu is None:
             cpu = "host,-arch-capabilities" if accel == "kvm" else "max"
         cpu = ["-cpu", cpu]
         boot = (["-kernel", kernel] if kernel else ["-cdrom", iso, "-boot", "d"] if iso else [])
         boot += ["-bios", bios] if bios else []
         self.cmd = (["qemu-system-x86_64", "-machine", machine, "-accel", accel] + cpu +
-                    ["-smp", str(smp), "-m", mem, "-display", "none", "-no-reboot",
-                     "-serial", "stdio"] + (["-monitor", "none"] if monitor else []) +
+                    ["-smp", str(smp), "-m", mem, "-display", "none"] +
+                    ([] if reboot else ["-no-reboot"]) + ["-serial", "stdio"] +
+                    (["-monitor", "none"] if monitor else []) +
                     boot + list(extra))
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)

@@ -966,8 +966,9 @@ static void assert_same_routes(const struct conf_values *a, const struct conf_va
 /* The shipped configs are valid, set every key, and differ only where their headers say. */
 static void test_shipped_configs(void **state)
 {
-    static struct conf_values def, test, busy, wire;
+    static struct conf_values def, test, busy, wire, reboot;
     static const char *const test_diff[] = { "name", "test.fault_command", NULL };
+    static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",
                                              "route", NULL };
@@ -977,6 +978,12 @@ static void test_shipped_configs(void **state)
     parse_shipped("config/test.conf", &test);
     parse_shipped("config/busy.conf", &busy);
     parse_shipped("config/wire.conf", &wire);
+    parse_shipped("config/reboot.conf", &reboot);
+    assert_same_but(&test, &reboot, reboot_diff);
+    assert_same_routes(&test, &reboot);
+    assert_string_equal(conf_get(&reboot, "name")->text, "reboot");
+    assert_int_equal(conf_get(&reboot, "panic")->num, 1);
+    assert_int_equal(conf_get(&test, "panic")->num, 0);
     assert_same_but(&def, &test, test_diff);
     assert_same_but(&def, &busy, busy_diff);
     assert_same_but(&def, &wire, wire_diff);

@@ -603,6 +603,63 @@ static void test_rx_l4_checksum_flag(void **state)
     }
 }
 
+/* ---- release: what a port reset does to a ring -------------------------------------------- */
+
+/* A port reset stops the NIC with frames written back but not taken on the RX ring and frames
+ * placed but not sent on the TX ring. Release gives every buffer back, counts the frames lost
+ * (flushed), keeps the completions the NIC reported, and leaves both rings as good as new. */
+static void test_release_after_reset_counts_what_is_lost(void **state)
+{
+    struct tr *t = tr_new(64, 16, 16);
+    struct pkb *pk[6], *out[8];
+
+    (void)state;
+    iring_rx_fill(&t->rx);
+    tr_rx(t, 0, 100, 0);
+    tr_rx(t, 1, 100, 0);
+    assert_int_equal(tr_rx_burst(t, out, 1), 1); /* the core took one */
+    tr_rx(t, 2, 3000, 0);                         /* a two-descriptor frame: counted once */
+    assert_int_equal(t->nrx.frames, 3);
+    for (uint32_t s = 0; s < 6; s++) {
+        pk[s] = tr_tx_pkt(t, 10 + s, 60);
+        pk[s]->flags = s % 2 ? PKB_F_FORWARDED : 0;
+    }
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 6), 6);
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 2), 2); /* then the NIC hangs */
+    tr_conserved(t);
+
+    iring_rx_release(&t->rx);
+    iring_tx_release(&t->tx);
+    tr_conserved(t);
+    assert_int_equal(t->rx.stats.flushed, 2);     /* frames 1 and 2, never handed out */
+    assert_int_equal(t->tx.stats.packets, 2);     /* reported done before the hang */
+    assert_int_equal(t->tx.stats.forwarded, 1);
+    assert_int_equal(t->tx.stats.flushed, 4);     /* placed, never sent */
+    assert_int_equal(t->tx.stats.flushed_forwarded, 2);
+    assert_int_equal(iring_tx_in_flight(&t->tx), 0);
+    assert_int_equal(iring_rx_posted(&t->rx), 0);
+    assert_int_equal(t->pool.nfree, 64 - t->nheld);
+    /* Releasing again finds nothing more. */
+    iring_rx_release(&t->rx);
+    iring_tx_release(&t->tx);
+    assert_int_equal(t->rx.stats.flushed, 2);
+    assert_int_equal(t->tx.stats.flushed, 4);
+
+    /* The "reset" NIC starts from index 0 again, like the rings: refill and traffic flow. */
+    fake_inic_rx_init(&t->nrx, t->rx_desc, 16, &t->rx_tail, PKB_DATA_BYTES);
+    fake_inic_tx_init(&t->ntx, t->tx_desc, 16, &t->tx_tail);
+    assert_int_equal(iring_rx_fill(&t->rx), 15);
+    tr_rx(t, 20, 80, 0);
+    assert_int_equal(tr_rx_burst(t, out, 8), 1);
+    assert_int_equal(tr_frame_check(out[0]->data, 80), 20);
+    pk[0] = tr_tx_pkt(t, 30, 60);
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 1);
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 8), 1);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 1);
+    assert_int_equal(t->tx.stats.packets, 3);
+    tr_done(t);
+}
+
 /* ---- TX --------------------------------------------------------------------------------- */
 
 static void test_tx_burst_and_completion(void **state)
@@ -816,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_tx_bad_length_dropped),
         cmocka_unit_test(test_tx_slow_nic),
         cmocka_unit_test(test_forward_rx_to_tx),
+        cmocka_unit_test(test_release_after_reset_counts_what_is_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

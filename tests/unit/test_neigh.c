@@ -171,6 +171,49 @@ static void test_replace_oldest(void **state)
     assert_int_equal(occupied(), NEIGH_PROBE_SLOTS);
 }
 
+/* A window full of addresses, one of them a next hop the forwarder uses and the stalest of all:
+ * a newcomer replaces the stalest entry nobody uses; once every entry is in use, the stalest. */
+static void test_used_entries_replaced_last(void **state)
+{
+    (void)state;
+    uint32_t ips[NEIGH_PROBE_SLOTS + 2];
+    uint8_t mac[6], got[6];
+    same_home(29, IP4(10, 0, 0, 1), ips, NEIGH_PROBE_SLOTS + 2);
+
+    for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
+        mac_of(ips[i], mac);
+        assert_int_equal(neigh_update(&tbl, ips[i], mac, 100 + i), WS_OK);
+    }
+    assert_true(neigh_lookup_use(&tbl, ips[0], got)); /* the next hop, and the stalest */
+    mac_of(ips[0], mac);
+    assert_memory_equal(got, mac, 6);
+    assert_int_equal(neigh_count(&tbl), NEIGH_PROBE_SLOTS);
+
+    mac_of(ips[NEIGH_PROBE_SLOTS], mac);
+    assert_int_equal(neigh_update(&tbl, ips[NEIGH_PROBE_SLOTS], mac, 300), WS_OK);
+    assert_true(neigh_lookup(&tbl, ips[0], got));  /* kept */
+    assert_false(neigh_lookup(&tbl, ips[1], got)); /* the stalest unused went */
+    assert_int_equal(tbl.stats.replaced_oldest, 1);
+    assert_int_equal(tbl.stats.replaced_in_use, 0);
+
+    /* The newcomer did not inherit the used mark: it goes before any next hop. */
+    for (unsigned i = 2; i < NEIGH_PROBE_SLOTS; i++) {
+        assert_true(neigh_lookup_use(&tbl, ips[i], got));
+    }
+    mac_of(ips[NEIGH_PROBE_SLOTS + 1], mac);
+    assert_int_equal(neigh_update(&tbl, ips[NEIGH_PROBE_SLOTS + 1], mac, 400), WS_OK);
+    assert_false(neigh_lookup(&tbl, ips[NEIGH_PROBE_SLOTS], got));
+    assert_true(neigh_lookup(&tbl, ips[0], got));
+
+    /* Every entry a next hop now: the stalest (ips[0]) has to go, and that is counted. */
+    assert_true(neigh_lookup_use(&tbl, ips[NEIGH_PROBE_SLOTS + 1], got));
+    mac_of(ips[1], mac);
+    assert_int_equal(neigh_update(&tbl, ips[1], mac, 500), WS_OK);
+    assert_false(neigh_lookup(&tbl, ips[0], got));
+    assert_int_equal(tbl.stats.replaced_in_use, 1);
+    assert_int_equal(neigh_count(&tbl), NEIGH_PROBE_SLOTS);
+}
+
 /* Many more addresses than slots: nothing is lost silently, the table fills up, and every
  * address still present maps to its own MAC. */
 static void test_overfill(void **state)
@@ -335,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup(test_expire, setup),
         cmocka_unit_test_setup(test_replace_oldest, setup),
         cmocka_unit_test_setup(test_overfill, setup),
+        cmocka_unit_test_setup(test_used_entries_replaced_last, setup),
         cmocka_unit_test_setup(test_snapshot, setup),
         cmocka_unit_test_setup(test_seqlock_odd_is_not_read, setup),
         cmocka_unit_test_setup(test_seqlock_stress, setup),
