@@ -147,7 +147,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model
+	test_ixgbe_model test_netperf_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -160,6 +160,7 @@ test_pkb_SRCS := net/pkb.c
 test_route_SRCS := net/route.c net/inet.c
 test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
+test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
