@@ -48,8 +48,21 @@ KERNEL_SRCS := \
 	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
 	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/intel_ring.c \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
-	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c
-KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS)))
+	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
+	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c \
+	net/lwip-port/sink_netif.c net/lwip-port/isn.c
+
+# lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
+LWIP_DIR := build/src/lwip-2.1.3/src
+LWIP_SRCS := $(addprefix $(LWIP_DIR)/core/,init.c def.c inet_chksum.c ip.c mem.c memp.c netif.c \
+	pbuf.c stats.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
+	$(addprefix $(LWIP_DIR)/core/ipv4/,icmp.c ip4.c ip4_addr.c ip4_frag.c)
+LWIP_INC := -Inet/lwip-port -I$(LWIP_DIR)/include
+# Third-party code keeps its own style: our warnings, but not as errors.
+LWIP_CFLAGS := $(filter-out -Werror -Wextra,$(KCFLAGS)) $(LWIP_INC)
+KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS))) \
+	$(patsubst $(LWIP_DIR)/%.c,$(OBJ)/lwip/%.o,$(LWIP_SRCS))
+KCFLAGS += $(LWIP_INC)
 
 .PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
 	bench clean distclean
@@ -93,6 +106,11 @@ $(OBJ)/%.o: %.c $(GEN)/config.h $(GEN)/gitrev.h $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(KCFLAGS) -c $< -o $@
+
+$(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c $(GEN)/config.h $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      lwip/$*.c"
+	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.S $(GEN)/config.h
 	@mkdir -p $(dir $@)
@@ -188,8 +206,8 @@ test-model: setup build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
 HOSTSIM_FRAMES ?= 200000
 HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
 	tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
-	apps/fwd/fwd.c drivers/nic/nic.c drivers/nic/intel_ring.c net/pkb.c net/fib.c net/route.c \
-	net/local.c net/neigh.c net/inet.c kernel/err.c
+	apps/fwd/fwd.c apps/sink/handoff.c drivers/nic/nic.c drivers/nic/intel_ring.c net/pkb.c \
+	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c
 # -iquote, not -I, for kernel/: its time.h must not shadow the C library's <time.h>.
 HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer -I. -iquote kernel
@@ -199,7 +217,8 @@ HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
 	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_platform.c tests/hostsim/sim_frames.c \
 	drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c \
-	apps/fwd/fwd.c net/pkb.c net/fib.c net/route.c net/local.c net/neigh.c net/inet.c net/rss.c \
+	apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
+	net/inet.c net/rss.c \
 	kernel/err.c $(IXGBE_MODEL_SRCS)
 IXGBE_SIM_CFLAGS := $(HOSTSIM_CFLAGS) -DWS_HOST_MMIO -Itests/hostsim/hostinc
 

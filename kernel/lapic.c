@@ -114,6 +114,11 @@ int lapic_send_sipi(uint32_t apic_id, uint8_t vector_page)
     return lapic_send_ipi(apic_id, LAPIC_ICR_STARTUP | vector_page);
 }
 
+int lapic_send_fixed(uint32_t apic_id, uint8_t vector)
+{
+    return lapic_send_ipi(apic_id, vector); /* fixed delivery mode (0), physical destination */
+}
+
 void lapic_send_nmi_all_but_self(void)
 {
     lapic_write(LAPIC_ICR_HI, 0);

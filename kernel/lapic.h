@@ -14,6 +14,8 @@ int lapic_send_init(uint32_t apic_id);
 int lapic_send_sipi(uint32_t apic_id, uint8_t vector_page);
 /* lapic_send_nmi_all_but_self: stop the other cores (panic). Safe before lapic_init. */
 void lapic_send_nmi_all_but_self(void);
+/* lapic_send_fixed: interrupt `vector` on the core with this APIC ID (a wake-up). */
+int lapic_send_fixed(uint32_t apic_id, uint8_t vector);
 
 /* lapic_timer_calibrate: measure the timer's rate against the TSC. Boot core, after time_init. */
 void lapic_timer_calibrate(void);

@@ -8,5 +8,10 @@
 void core_loop(void) __attribute__((noreturn));
 /* loop_release: let every core start its datapath. Boot core, after all devices are up. */
 void loop_release(void);
+/* loop_init: a wake-up vector on each of ncores cores. Boot core, before loop_release. */
+int loop_init(unsigned ncores);
+/* loop_kick: wake `core` if it is halted (adaptive mode) because something was put on one of
+ * its rings; costs one IPI per sleep. Any core. */
+void loop_kick(unsigned core);
 
 #endif

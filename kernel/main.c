@@ -10,6 +10,7 @@
 
 #include "acpi.h"
 #include "apps/fwd/fwd.h"
+#include "apps/sink/sink_core.h"
 #include "bootinfo.h"
 #include "config.h"
 #include "console.h"
@@ -195,6 +196,10 @@ void kmain(uint32_t magic, uint32_t info)
     if (fwd_init(ncores) != 0) {    /* routing table from the baked routes */
         panic("fwd: cannot start forwarding (see above)");
     }
+    if (loop_init(ncores) != 0) {   /* wake-up vectors for cross-core rings */
+        panic("loop: no interrupt vector left for the wake-up IPI");
+    }
+    sink_init(ncores);              /* lwIP and its services on the sink core */
     loop_release();                 /* every core may now poll its queues */
     kprintf("ready: cores=%u ports=%u\n", ncores, nports);
     console_prompt();

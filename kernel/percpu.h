@@ -44,6 +44,11 @@ struct percpu {
     volatile uint64_t idle_cycles; /* ... that moved none, including time halted */
     volatile uint64_t halts;       /* adaptive mode: times the core slept */
     volatile bool in_exception; /* a fault inside the fault handler halts at once */
+    uint8_t kick_vector;        /* IPI that wakes this core (loop_kick); 0 = none */
+
+    /* written by this core (set) and by any core that kicks it (cleared) */
+    volatile bool asleep __attribute__((aligned(CACHE_LINE_BYTES)));
+    volatile uint64_t kicks_received; /* written by this core */
 
     struct tss64 tss;
     struct _reent reent; /* newlib's per-thread state (errno, ...): one per core */

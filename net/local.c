@@ -327,6 +327,15 @@ static enum net_verdict local_ipv4_deliver(struct local_ctx *c, uint8_t *ip, uin
         c->st->ip_passed++;
         return NET_PASS;
     }
+    bool fragment = inet_load_be16(h->frag) & (INET_IPV4_FLAG_MF | INET_IPV4_FRAG_OFFSET_MASK);
+    bool transport = h->proto == INET_PROTO_TCP || h->proto == INET_PROTO_UDP;
+    if (c->ifc->sink && (fragment || transport)) {
+        c->st->ip_to_sink++; /* lwIP reassembles, checks and answers (apps/sink) */
+        return NET_SINK;
+    }
+    if (fragment) {
+        return local_drop(&d->ip_fragment);
+    }
     if (h->proto != INET_PROTO_ICMP) {
         return local_drop(&d->ip_proto_unsupported);
     }
@@ -357,9 +366,6 @@ static enum net_verdict local_ipv4_input(struct local_ctx *c)
     }
     if (inet_checksum(ip, hlen) != 0) {
         return local_drop(&d->ip_bad_checksum);
-    }
-    if (inet_load_be16(h->frag) & (INET_IPV4_FLAG_MF | INET_IPV4_FRAG_OFFSET_MASK)) {
-        return local_drop(&d->ip_fragment);
     }
     uint32_t src = inet_load_be32(h->src);
     /* RFC 1812 5.3.7 (and RFC 1122 3.2.1.3 for a broadcast source): never forward from such
@@ -429,7 +435,7 @@ _Static_assert(sizeof(net_drop_counters) / sizeof(net_drop_counters[0]) * sizeof
 uint64_t net_local_total(const struct net_local_stats *st)
 {
     uint64_t n = st->arp_requests_answered + st->icmp_echo_answered + st->arp_replies_learned +
-                 st->arp_gratuitous_learned + st->ip_passed;
+                 st->arp_gratuitous_learned + st->ip_passed + st->ip_to_sink;
     const uint8_t *base = (const uint8_t *)&st->drop;
     for (size_t i = 0; i < net_drop_counter_count; i++) {
         uint64_t v;

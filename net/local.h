@@ -7,6 +7,7 @@
 #ifndef WS_NET_LOCAL_H
 #define WS_NET_LOCAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@ struct net_iface {
     uint32_t ip;        /* host byte order; 0 = no address (nothing is "ours" at IP level) */
     uint8_t prefix_len; /* our subnet: ip/prefix_len; values above 32 are taken as 32 */
     uint16_t port;      /* port index, for messages and counters */
+    bool sink;          /* TCP, UDP and fragments to our address go to the sink (NET_SINK) */
 };
 
 /*
@@ -45,14 +47,14 @@ struct net_iface {
     X(ip_bad_ihl, "IHL below 5, or header longer than total length")                           \
     X(ip_bad_total_length, "total length beyond the end of the frame")                         \
     X(ip_bad_checksum, "IPv4 header checksum does not verify")                                 \
-    X(ip_fragment, "fragment (MF set or offset != 0); no reassembly")                          \
+    X(ip_fragment, "fragment (MF set or offset != 0) with no sink to reassemble it")                          \
     X(ip_src_martian, "source 0/8, 127/8, multicast, 240/4 or our subnet broadcast")           \
     X(ip_src_is_ours, "source is our own address (a loop or a spoof)")                         \
     X(ip_dst_broadcast, "limited broadcast or our subnet's broadcast")                         \
     X(ip_dst_multicast, "IP multicast destination")                                            \
     X(ip_dst_martian, "destination 0/8, 127/8 or 240/4")                                       \
     X(ip_l2_broadcast, "unicast IP destination in an Ethernet broadcast")                      \
-    X(ip_proto_unsupported, "to us, but a protocol not handled here")                          \
+    X(ip_proto_unsupported, "to us, but neither ICMP nor (with the sink) TCP or UDP")                          \
     X(icmp_truncated, "ICMP shorter than the 8-byte echo header")                              \
     X(icmp_bad_checksum, "ICMP checksum does not verify")                                      \
     X(icmp_malformed, "echo request with a code other than 0")                                 \
@@ -72,6 +74,7 @@ struct net_local_stats {
     uint64_t arp_replies_learned;    /* NET_CONSUMED: a reply to us, sender learned */
     uint64_t arp_gratuitous_learned; /* NET_CONSUMED: an announcement, sender learned */
     uint64_t ip_passed;              /* NET_PASS */
+    uint64_t ip_to_sink;             /* NET_SINK */
     struct net_drop_stats drop;      /* NET_DROP, by reason */
 };
 
@@ -90,6 +93,7 @@ enum net_verdict {
     NET_CONSUMED, /* handled, nothing to send (e.g. an ARP reply learned) */
     NET_DROP,     /* counted in stats->drop */
     NET_PASS,     /* valid IPv4 unicast for another host: for the forwarder */
+    NET_SINK,     /* TCP, UDP or a fragment to our address (ifc->sink set): for lwIP */
 };
 
 /*

@@ -22,6 +22,9 @@ struct pkb {
     uint32_t rx_status; /* raw status/error word from the RX write-back */
     uint32_t flags;     /* PKB_F_*: set by the application, cleared on receive */
     struct pkb_pool *pool; /* pool it returns to */
+    /* The sink wraps a buffer handed to lwIP as a custom pbuf living here, so wrapping needs
+     * no allocation (net/lwip-port/sink_netif.c checks that it fits). */
+    uint64_t stack_wrap[4];
 };
 
 /* The frame is being forwarded: its TX completion counts as "forwarded" (see iring_tx_stats). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apps/sink/handoff.h"
 #include "config.h"
 #include "console.h"
 #include "dma.h"
@@ -198,6 +199,29 @@ static void fwd_arp_request(struct fwd_core *fc, struct fwd_stats *st, struct ni
     fwd_send(fc, p->index, core, b);
 }
 
+/* fwd_next_hop: for the sink (apps/sink), the port and MAC a datagram to dst leaves by, from
+ * `core`. An unknown neighbour gets an ARP request (rate limited) and FWD_HOP_UNRESOLVED. */
+enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
+{
+    int nh = fwd_fib ? fib_lookup(fwd_fib, dst) : -1;
+    if (nh < 0 || fwd_nh[nh].kind != FWD_NH_FORWARD) {
+        return FWD_HOP_NO_ROUTE;
+    }
+    const struct fwd_nexthop *hop = &fwd_nh[nh];
+    struct nic_port *out = hop->port;
+    uint32_t next = hop->gateway ? hop->gateway : dst;
+    if (core >= out->nqueues || !out->link_up) {
+        return FWD_HOP_PORT_DOWN;
+    }
+    if (!neigh_lookup(&fwd_neigh, next, mac)) {
+        fwd_arp_request(&fwd_cores[core], &fwd_stats[out->index][core], out, core, next,
+                        time_ns());
+        return FWD_HOP_UNRESOLVED;
+    }
+    *port = out->index;
+    return FWD_HOP_OK;
+}
+
 /* --- router mode ----------------------------------------------------------------------------- */
 
 /* fwd_icmp_error: turn frame b into an ICMP error about itself and send it back out of the
@@ -297,6 +321,8 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, struct ni
     if (v == NET_REPLY) {
         b->len = out_len;
         fwd_send(fc, in->index, core, b);
+    } else if (v == NET_SINK) {
+        sink_handoff(core, b); /* to lwIP's core; the buffer comes back to us later */
     } else {
         pkb_free(b, (uint16_t)core);
     }

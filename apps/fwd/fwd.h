@@ -34,6 +34,17 @@ struct fwd_stats {
 /* fwd_init: build the FIB (connected subnets + baked routes) and per-core state. Boot core,
  * after the ports are up. Returns 0, or a negative WS_ERR_* (message printed). */
 int fwd_init(unsigned ncores);
+
+enum fwd_hop {
+    FWD_HOP_OK,         /* *port and mac filled */
+    FWD_HOP_NO_ROUTE,   /* no route, or the address is ours or a broadcast */
+    FWD_HOP_PORT_DOWN,  /* the egress port's link is down, or it has no queue for this core */
+    FWD_HOP_UNRESOLVED, /* next hop's MAC unknown: an ARP request was sent */
+};
+/* fwd_next_hop: how a datagram the appliance itself sends to dst leaves (router mode): the
+ * same FIB and neighbour table as forwarding. Called on `core`, which may queue an ARP request
+ * on its own TX queue (sent at its next pass). */
+enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6]);
 /* fwd_poll_core: one pass over this core's RX queues on every port; returns frames received.
  * Fast path, core `core`. */
 unsigned fwd_poll_core(unsigned core);

@@ -1,0 +1,180 @@
+/*
+ * apps/sink/sink.c: the sink core's share of the loop: frames handed over by every core go
+ * into lwIP, lwIP's timers run, the services get their turn, and what lwIP sent leaves in one
+ * burst per port. Also the clock and TCP counters lwIP itself does not keep.
+ */
+#include "sink.h"
+
+#include "apps/sink/handoff.h"
+#include "apps/sink/sink_core.h"
+#include "config.h"
+#include "console.h"
+#include "drivers/nic/nic.h"
+#include "err.h"
+#include "lwip/init.h"
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+#include "lwip/timeouts.h"
+#include "net/lwip-port/sink_netif.h"
+#include "time.h"
+
+#define SINK_BURST 64 /* frames taken from the handoff rings per pass */
+
+struct sink_service_stats sink_stats[SINK_SERVICE_COUNT];
+struct sink_tcp_stats sink_tcp_stats;
+
+static bool sink_running; /* read-only after init */
+
+void sink_random_init(void); /* net/lwip-port/isn.c */
+
+uint32_t sink_now_ms(void)
+{
+    return (uint32_t)(time_ns() / 1000000);
+}
+
+u32_t sys_now(void)
+{
+    return sink_now_ms();
+}
+
+/* sink_pick_core: config sink.core, or the last core when that one is not up. */
+static unsigned sink_pick_core(unsigned ncores)
+{
+    if (CONFIG_SINK_CORE < 0) {
+        return ncores - 1;
+    }
+    if ((unsigned)CONFIG_SINK_CORE >= ncores) {
+        kprintf("sink: sink.core = %d is not up (cores 0..%u); using core %u\n",
+                CONFIG_SINK_CORE, ncores - 1, ncores - 1);
+        return ncores - 1;
+    }
+    return (unsigned)CONFIG_SINK_CORE;
+}
+
+int sink_init(unsigned ncores)
+{
+    if (!CONFIG_MODE_ROUTER) {
+        kprintf("sink: off (wire mode has no addresses)\n");
+        return WS_OK;
+    }
+    unsigned core = sink_pick_core(ncores);
+    int err = sink_handoff_init(ncores, core, CONFIG_NIC_POOL_BUFFERS);
+    if (err != WS_OK) {
+        kprintf("sink: cannot allocate the handoff rings: %s; sink off\n", err_name(err));
+        return err;
+    }
+    sink_random_init();
+    lwip_init();
+    unsigned nifs = sink_netif_init(core);
+    if (nifs == 0) {
+        kprintf("sink: off (no port has an address)\n");
+        return WS_OK;
+    }
+    if (CONFIG_SINK_DISCARD || CONFIG_SINK_ECHO) {
+        sink_basic_init();
+    }
+    if (CONFIG_SINK_IPERF3_PORT) {
+        iperf3_init();
+    }
+    if (CONFIG_SINK_NETPERF_PORT) {
+        netperf_init();
+    }
+    sink_running = true;
+    kprintf("sink: lwIP %s on core %u, %u interface%s; discard %s, echo %s, iperf3 %d, netperf "
+            "%d\n", LWIP_VERSION_STRING, core, nifs, nifs == 1 ? "" : "s",
+            CONFIG_SINK_DISCARD ? "on" : "off", CONFIG_SINK_ECHO ? "on" : "off",
+            CONFIG_SINK_IPERF3_PORT, CONFIG_SINK_NETPERF_PORT);
+    return WS_OK;
+}
+
+bool sink_is_core(unsigned core)
+{
+    return sink_running && (int)core == sink_handoff_core();
+}
+
+bool sink_poll(void)
+{
+    struct pkb *b[SINK_BURST];
+    unsigned n = sink_handoff_take(b, SINK_BURST);
+    for (unsigned i = 0; i < n; i++) {
+        sink_netif_input(b[i]);
+    }
+    sys_check_timeouts();
+    uint32_t now = sink_now_ms();
+    bool work = n != 0;
+    if (CONFIG_SINK_IPERF3_PORT) {
+        work |= iperf3_poll(now);
+    }
+    if (CONFIG_SINK_NETPERF_PORT) {
+        work |= netperf_poll(now);
+    }
+    sink_netif_flush();
+    return work;
+}
+
+bool sink_test_running(void)
+{
+    for (unsigned i = 0; i < SINK_SERVICE_COUNT; i++) {
+        if (sink_stats[i].active) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Until the iperf3 and netperf servers are linked in, their entry points say so. */
+__attribute__((weak)) void iperf3_init(void)
+{
+    kprintf("sink: iperf3 server not in this build\n");
+}
+
+__attribute__((weak)) bool iperf3_poll(uint32_t now_ms)
+{
+    (void)now_ms;
+    return false;
+}
+
+__attribute__((weak)) void netperf_init(void)
+{
+    kprintf("sink: netperf server not in this build\n");
+}
+
+__attribute__((weak)) bool netperf_poll(uint32_t now_ms)
+{
+    (void)now_ms;
+    return false;
+}
+
+bool sink_has_work(void)
+{
+    return sink_handoff_pending();
+}
+
+/* The hook lwIP calls for every segment that found its pcb, before processing it
+ * (lwip_hooks.h): the TCP counters lwIP's MIB does not have. */
+err_t sink_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
+                        u8_t *opt2, struct pbuf *p)
+{
+    (void)optlen;
+    (void)opt1len;
+    (void)opt2;
+    struct sink_tcp_stats *st = &sink_tcp_stats;
+    u8_t flags = TCPH_FLAGS(hdr);
+    if (flags & TCP_RST) {
+        st->resets_received++;
+    }
+    if (pcb->state < ESTABLISHED || pcb->state == TIME_WAIT) {
+        return ERR_OK;
+    }
+    if (p->tot_len > 0 && TCP_SEQ_GT(hdr->seqno, pcb->rcv_nxt)) {
+        st->out_of_order++; /* a hole before it: lwIP queues it (pcb->ooseq) if there is room */
+    }
+    /* RFC 5681's duplicate ACK: no data, no SYN/FIN, nothing newly acknowledged, the window
+     * unchanged, while data of ours is outstanding. */
+    if (p->tot_len == 0 && !(flags & (TCP_SYN | TCP_FIN | TCP_RST)) && (flags & TCP_ACK) &&
+        hdr->ackno == pcb->lastack && pcb->unacked != NULL &&
+        ((tcpwnd_size_t)hdr->wnd << pcb->snd_scale) == pcb->snd_wnd) {
+        st->dup_acks++;
+    }
+    return ERR_OK;
+}

@@ -1,0 +1,128 @@
+/*
+ * net/lwip-port/isn.c: unpredictable TCP initial sequence numbers (RFC 6528) and lwIP's random
+ * numbers. ISN = M + F(local address and port, remote address and port, secret), where M is a
+ * clock ticking every 4 microseconds (RFC 793's rate) and F is SipHash-2-4 keyed with 128 bits
+ * drawn at boot. The key comes from RDRAND when the CPU has it; without it, from TSC readings,
+ * which an observer of the boot could guess, and the boot says so.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "console.h"
+#include "lwip_hooks.h"
+#include "time.h"
+#include "x86.h"
+
+static uint64_t isn_key[2];
+static uint64_t rand_state;
+
+static inline uint64_t rotl(uint64_t x, int b)
+{
+    return (x << b) | (x >> (64 - b));
+}
+
+static void sip_round(uint64_t v[4])
+{
+    v[0] += v[1];
+    v[1] = rotl(v[1], 13);
+    v[1] ^= v[0];
+    v[0] = rotl(v[0], 32);
+    v[2] += v[3];
+    v[3] = rotl(v[3], 16);
+    v[3] ^= v[2];
+    v[0] += v[3];
+    v[3] = rotl(v[3], 21);
+    v[3] ^= v[0];
+    v[2] += v[1];
+    v[1] = rotl(v[1], 17);
+    v[1] ^= v[2];
+    v[2] = rotl(v[2], 32);
+}
+
+/* siphash24: SipHash-2-4 (Aumasson and Bernstein) of n 64-bit words; the length byte of the
+ * reference algorithm is folded into the final word. */
+static uint64_t siphash24(const uint64_t key[2], const uint64_t *m, unsigned n)
+{
+    uint64_t v[4] = { key[0] ^ 0x736f6d6570736575ULL, key[1] ^ 0x646f72616e646f6dULL,
+                      key[0] ^ 0x6c7967656e657261ULL, key[1] ^ 0x7465646279746573ULL };
+    uint64_t last = (uint64_t)(n * 8) << 56;
+    for (unsigned i = 0; i <= n; i++) {
+        uint64_t w = i < n ? m[i] : last;
+        v[3] ^= w;
+        sip_round(v);
+        sip_round(v);
+        v[0] ^= w;
+    }
+    v[2] ^= 0xff;
+    for (int i = 0; i < 4; i++) {
+        sip_round(v);
+    }
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+static bool cpu_has_rdrand(void)
+{
+    uint32_t a, b, c, d;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    return c & (1U << 30);
+}
+
+static bool rdrand64(uint64_t *out)
+{
+    for (int i = 0; i < 10; i++) { /* Intel's DRNG guide: retry up to 10 times */
+        unsigned char ok;
+        __asm__ volatile("rdrand %0; setc %1" : "=r"(*out), "=qm"(ok));
+        if (ok) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* tsc_entropy: low bits of TSC deltas across short busy waits; weak, used only without RDRAND. */
+static uint64_t tsc_entropy(void)
+{
+    uint64_t acc = rdtsc();
+    for (int i = 0; i < 64; i++) {
+        uint64_t t0 = rdtsc();
+        time_delay_us(7);
+        acc = rotl(acc, 5) ^ (rdtsc() - t0);
+    }
+    return acc;
+}
+
+/* sink_random_init: the ISN key and lwIP's random state. Boot core, before any connection. */
+void sink_random_init(void)
+{
+    bool strong = cpu_has_rdrand() && rdrand64(&isn_key[0]) && rdrand64(&isn_key[1]) &&
+                  rdrand64(&rand_state);
+    if (!strong) {
+        isn_key[0] = tsc_entropy();
+        isn_key[1] = tsc_entropy();
+        rand_state = tsc_entropy();
+        kprintf("sink: no RDRAND on this CPU: TCP sequence numbers are keyed from the TSC only "
+                "(guessable by someone who can time the boot)\n");
+    }
+    rand_state |= 1;
+}
+
+u32_t sink_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
+                   u16_t remote_port)
+{
+    uint64_t m[2] = {
+        ((uint64_t)ip4_addr_get_u32(local_ip) << 32) | ip4_addr_get_u32(remote_ip),
+        ((uint64_t)local_port << 16) | remote_port,
+    };
+    uint32_t clock = (uint32_t)(time_ns() / 4000); /* RFC 6528's M: 4 us ticks */
+    return clock + (uint32_t)siphash24(isn_key, m, 2);
+}
+
+/* sink_rand: xorshift64* (Vigna); for IP IDs and ephemeral ports, not for secrets. */
+uint32_t sink_rand(void)
+{
+    rand_state ^= rand_state >> 12;
+    rand_state ^= rand_state << 25;
+    rand_state ^= rand_state >> 27;
+    return (uint32_t)((rand_state * 0x2545F4914F6CDD1DULL) >> 32);
+}

@@ -1,0 +1,112 @@
+/*
+ * net/lwip-port/lwipopts.h: lwIP 2.1.3 as the appliance's sink uses it: NO_SYS raw API on one
+ * core, IPv4 TCP and UDP only, tuned for receiving at 10 GbE on a LAN. Every value that
+ * differs from lwIP's opt.h says why. Received frames are not in lwIP's pools at all: they
+ * are the NIC driver's buffers wrapped as custom pbufs (net/lwip-port/sink_netif.c).
+ */
+#ifndef WS_LWIPOPTS_H
+#define WS_LWIPOPTS_H
+
+/* --- the system: one core, no threads, no OS ------------------------------------------------ */
+#define NO_SYS 1
+#define SYS_LIGHTWEIGHT_PROT 0 /* only the sink core ever enters lwIP, never from an interrupt */
+#define LWIP_SOCKET 0
+#define LWIP_NETCONN 0
+#define LWIP_TIMERS 1 /* sys_check_timeouts() on every pass of the sink core's loop */
+#define LWIP_HOOK_FILENAME "lwip_hooks.h"
+
+/* --- memory: static pools in .bss, sized for the bounds in config (sink.max_*) --------------- */
+#define MEM_ALIGNMENT 8
+/* The heap holds PBUF_RAM: control replies (copied) and TCP/IP headers of what we send. */
+#define MEM_SIZE (4 * 1024 * 1024)
+#define MEMP_NUM_PBUF 4096        /* PBUF_ROM/REF: zero-copy data we send (-R, MAERTS) */
+#define MEMP_NUM_TCP_PCB 96       /* connections: control + data streams + TIME_WAIT */
+#define MEMP_NUM_TCP_PCB_LISTEN 16
+#define MEMP_NUM_UDP_PCB 48
+#define MEMP_NUM_TCP_SEG 8192     /* queued unacked/unsent + out-of-order segments, all pcbs */
+#define MEMP_NUM_REASSDATA 16     /* datagrams being reassembled at once */
+#define MEMP_NUM_FRAG_PBUF 64     /* fragments of a datagram we send that exceeds the MTU */
+#define PBUF_POOL_SIZE 64         /* lwIP's own RX pool is unused (see above); ICMP replies */
+#define MEMP_NUM_SYS_TIMEOUT 16
+
+/* --- IPv4 ------------------------------------------------------------------------------------ */
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 0      /* the netif resolves next hops with the forwarder's neighbour table */
+#define LWIP_ETHERNET 0 /* the glue strips and builds Ethernet headers itself */
+#define IP_FORWARD 0
+#define IP_REASSEMBLY 1 /* netperf UDP_STREAM's 65507-byte datagrams: 45 fragments each */
+#define IP_FRAG 1
+#define IP_REASS_MAX_PBUFS 400 /* bounds buffers held by incomplete datagrams (each is a 2 KiB
+                                * driver buffer); about 8 maximum-size datagrams at once */
+#define IP_REASS_MAXAGE 5      /* seconds an incomplete datagram is kept (default 15) */
+#define LWIP_ICMP 1            /* port/protocol unreachable, echo of reassembled pings */
+#define LWIP_BROADCAST_PING 0
+#define LWIP_MULTICAST_PING 0
+#define LWIP_RAW 0
+#define LWIP_DHCP 0
+#define LWIP_AUTOIP 0
+#define LWIP_IGMP 0
+#define LWIP_DNS 0
+#define LWIP_NETIF_LOOPBACK 0
+#define LWIP_HAVE_LOOPIF 0
+#define LWIP_SINGLE_NETIF 0 /* one netif per addressed port */
+
+/* --- UDP and TCP ---------------------------------------------------------------------------- */
+#define LWIP_UDP 1
+#define LWIP_TCP 1
+#define SO_REUSE 1 /* netperf -i reuses the data port while the old pcb is in TIME_WAIT */
+#define TCP_MSS 1460 /* 1500-byte MTU; also iperf3's default UDP datagram size */
+/* Receive window: a 10 GbE bandwidth-delay product on a LAN (10 Gbit/s x 400 us = 500 KB),
+ * advertised with window scaling (RFC 7323): 512 KiB >> 4 fits the 16-bit field. */
+#define LWIP_WND_SCALE 1
+#define TCP_RCV_SCALE 4
+#define TCP_WND (512 * 1024)
+#define TCP_QUEUE_OOSEQ 1
+#define TCP_OOSEQ_MAX_BYTES TCP_WND /* never hold more than the window out of order ... */
+#define TCP_OOSEQ_MAX_PBUFS 384     /* ... nor more driver buffers per connection */
+#define TCP_SND_BUF (256 * 1024)    /* -R / MAERTS: data in flight per connection */
+#define TCP_SND_QUEUELEN ((4 * TCP_SND_BUF + TCP_MSS - 1) / TCP_MSS)
+#define TCP_LISTEN_BACKLOG 1
+#define TCP_DEFAULT_LISTEN_BACKLOG 8 /* SYNs being accepted per listener (SYN flood bound) */
+#define TCP_OVERSIZE TCP_MSS
+#define LWIP_TCP_TIMESTAMPS 0
+#define LWIP_TCP_KEEPALIVE 1 /* a client that vanishes without a FIN is found and freed */
+#define TCP_KEEPIDLE_DEFAULT 30000
+#define TCP_KEEPINTVL_DEFAULT 5000
+#define TCP_KEEPCNT_DEFAULT 4
+/* The RX buffers are the driver's, not PBUF_POOL: lwIP's check that TCP_WND fits in
+ * PBUF_POOL does not apply. */
+#define LWIP_DISABLE_TCP_SANITY_CHECKS 1
+
+/* --- checksums -------------------------------------------------------------------------------- */
+#define CHECKSUM_CHECK_IP 0 /* net/local.c has verified every IPv4 header before the handoff */
+#define CHECKSUM_CHECK_TCP 1
+#define CHECKSUM_CHECK_UDP 1
+#define CHECKSUM_CHECK_ICMP 1
+#define CHECKSUM_GEN_IP 1
+#define CHECKSUM_GEN_TCP 1
+#define CHECKSUM_GEN_UDP 1
+#define CHECKSUM_GEN_ICMP 1
+#define LWIP_CHECKSUM_ON_COPY 1
+
+/* --- counters: lwIP's own, shown by `stats` (apps/sink) ---------------------------------------- */
+#define LWIP_STATS 1
+#define LWIP_STATS_DISPLAY 0
+#define MIB2_STATS 1
+#define MEM_STATS 1
+#define MEMP_STATS 1
+#define TCP_STATS 1
+#define UDP_STATS 1
+#define IP_STATS 1
+#define IPFRAG_STATS 1
+#define ICMP_STATS 1
+#define LINK_STATS 0
+#define SYS_STATS 0
+
+/* --- netif ------------------------------------------------------------------------------------ */
+#define LWIP_NETIF_STATUS_CALLBACK 0
+#define LWIP_NETIF_LINK_CALLBACK 0
+#define PBUF_LINK_HLEN 14 /* room for the Ethernet header in front of what lwIP sends */
+
+#endif

@@ -1,0 +1,176 @@
+/* net/lwip-port/sink_netif.c: lwIP's interfaces over the ports (see header). */
+#include "sink_netif.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "apps/fwd/fwd.h"
+#include "apps/sink/handoff.h"
+#include "drivers/nic/intel_ring.h"
+#include "lwip/ip4.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "net/inet.h"
+
+#define SINK_TX_BATCH 32
+
+struct sink_netif_stats sink_netif_stats;
+
+static struct netif sink_netifs[WS_MAX_PORTS];
+static struct netif *sink_netif_of[WS_MAX_PORTS]; /* NULL: the port has no address */
+static unsigned sink_core;
+static struct pkb *sink_tx[WS_MAX_PORTS][SINK_TX_BATCH];
+static unsigned sink_ntx[WS_MAX_PORTS];
+
+_Static_assert(sizeof(struct pbuf_custom) <= sizeof(((struct pkb *)0)->stack_wrap),
+               "a custom pbuf must fit in struct pkb's stack_wrap");
+
+static struct pkb *pkb_of_pbuf(struct pbuf *p)
+{
+    return (struct pkb *)((uint8_t *)p - offsetof(struct pkb, stack_wrap));
+}
+
+/* lwIP is done with a received frame: its buffer goes home. */
+static void sink_pbuf_release(struct pbuf *p)
+{
+    sink_netif_stats.rx_released++;
+    sink_buffer_done(pkb_of_pbuf(p));
+}
+
+void sink_netif_input(struct pkb *b)
+{
+    struct sink_netif_stats *st = &sink_netif_stats;
+    struct netif *n = b->port < WS_MAX_PORTS ? sink_netif_of[b->port] : NULL;
+    if (n == NULL) {
+        st->rx_no_netif++;
+        sink_buffer_done(b);
+        return;
+    }
+    /* net/local.c checked the IPv4 header: total length fits the frame. */
+    uint16_t ip_len = inet_load_be16(b->data + INET_ETH_HDR_BYTES + 2);
+    struct pbuf_custom *pc = (struct pbuf_custom *)b->stack_wrap;
+    pc->custom_free_function = sink_pbuf_release;
+    struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, ip_len, PBUF_REF, pc,
+                                         b->data + INET_ETH_HDR_BYTES,
+                                         PKB_DATA_BYTES - INET_ETH_HDR_BYTES);
+    st->rx_wrapped++;
+    uint64_t held = st->rx_wrapped - st->rx_released;
+    if (held > st->rx_held_max) {
+        st->rx_held_max = held;
+    }
+    n->input(p, n); /* ip4_input: always consumes p */
+}
+
+static void sink_flush_port(unsigned port)
+{
+    if (sink_ntx[port]) {
+        iring_tx_burst(&nic_port(port)->q[sink_core].tx, sink_tx[port], sink_ntx[port]);
+        sink_ntx[port] = 0;
+    }
+}
+
+void sink_netif_flush(void)
+{
+    for (unsigned i = 0; i < nic_port_count(); i++) {
+        sink_flush_port(i);
+    }
+}
+
+/* sink_frame: an Ethernet frame around lwIP's datagram p, in a buffer of our pool. */
+static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const uint8_t *mac)
+{
+    struct sink_netif_stats *st = &sink_netif_stats;
+    if (p->tot_len > PKB_DATA_BYTES - INET_ETH_HDR_BYTES) {
+        st->tx_too_big++;
+        return NULL;
+    }
+    struct pkb *b = pkb_alloc(nic_pool(sink_core));
+    if (b == NULL) {
+        st->tx_no_buffer++;
+        return NULL;
+    }
+    b->flags = 0;
+    memcpy(b->data, mac, 6);
+    memcpy(b->data + 6, out->mac, 6);
+    inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);
+    pbuf_copy_partial(p, b->data + INET_ETH_HDR_BYTES, p->tot_len, 0);
+    uint32_t len = INET_ETH_HDR_BYTES + p->tot_len;
+    if (len < INET_ETH_MIN_FRAME_BYTES) {
+        memset(b->data + len, 0, INET_ETH_MIN_FRAME_BYTES - len);
+        len = INET_ETH_MIN_FRAME_BYTES;
+    }
+    b->len = (uint16_t)len;
+    return b;
+}
+
+static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t *dst)
+{
+    struct sink_netif_stats *st = &sink_netif_stats;
+    unsigned port = 0;
+    uint8_t mac[6];
+    (void)n; /* the FIB, not lwIP's netif choice, decides the egress port */
+    switch (fwd_next_hop(sink_core, lwip_ntohl(ip4_addr_get_u32(dst)), &port, mac)) {
+    case FWD_HOP_OK:
+        break;
+    case FWD_HOP_NO_ROUTE:
+        st->tx_no_route++;
+        return ERR_RTE;
+    case FWD_HOP_PORT_DOWN:
+        st->tx_port_down++;
+        return ERR_OK; /* TCP retransmits once the link is back */
+    default:
+        st->tx_unresolved++;
+        return ERR_OK; /* likewise, once ARP has answered */
+    }
+    struct pkb *b = sink_frame(p, nic_port(port), mac);
+    if (b == NULL) {
+        return ERR_MEM;
+    }
+    if (sink_ntx[port] == SINK_TX_BATCH) {
+        sink_flush_port(port);
+    }
+    sink_tx[port][sink_ntx[port]++] = b;
+    st->tx_frames++;
+    st->tx_bytes += p->tot_len;
+    return ERR_OK;
+}
+
+static err_t sink_netif_setup(struct netif *n)
+{
+    n->name[0] = 'p';
+    n->name[1] = (char)('0' + ((const struct nic_port *)n->state)->index % 10);
+    n->mtu = 1500;
+    n->output = sink_netif_output;
+    n->flags = NETIF_FLAG_BROADCAST;
+    return ERR_OK;
+}
+
+unsigned sink_netif_init(unsigned core)
+{
+    unsigned added = 0;
+    sink_core = core;
+    for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
+        struct nic_port *p = nic_port(i);
+        if (!p->has_address) {
+            continue;
+        }
+        ip4_addr_t ip, mask, gw;
+        ip4_addr_set_u32(&ip, lwip_htonl(p->ifc.ip));
+        ip4_addr_set_u32(&mask, lwip_htonl(p->ifc.prefix_len ? ~0U << (32 - p->ifc.prefix_len) : 0));
+        ip4_addr_set_zero(&gw);
+        struct netif *n = netif_add(&sink_netifs[i], &ip, &mask, &gw, p, sink_netif_setup,
+                                    ip4_input);
+        if (n == NULL) {
+            continue;
+        }
+        if (added == 0) {
+            netif_set_default(n); /* lwIP's choice only; sink_netif_output routes by the FIB */
+        }
+        netif_set_up(n);
+        netif_set_link_up(n);
+        sink_netif_of[i] = n;
+        p->ifc.sink = true; /* from now on the port's cores hand TCP/UDP to us */
+        added++;
+    }
+    return added;
+}

@@ -1,0 +1,41 @@
+/*
+ * net/lwip-port/sink_netif.h: lwIP's network interfaces over the appliance's ports. Receive is
+ * zero-copy: a frame handed to the sink core becomes a custom pbuf over the driver's own
+ * buffer (its IPv4 header onwards), and when lwIP frees it the buffer goes back to the core
+ * that owns it (apps/sink/handoff.h). Transmit resolves the next hop with the forwarder's FIB
+ * and neighbour table and copies the datagram into a buffer of the sink core's pool, sent on
+ * that core's own TX queue of the egress port. Sink core only (after init).
+ */
+#ifndef WS_SINK_NETIF_H
+#define WS_SINK_NETIF_H
+
+#include <stdint.h>
+
+#include "drivers/nic/nic.h"
+#include "net/pkb.h"
+
+struct sink_netif_stats {
+    uint64_t rx_wrapped;     /* frames given to lwIP (each a custom pbuf over its buffer) */
+    uint64_t rx_released;    /* of those, buffers lwIP has let go (rx_wrapped - this: held) */
+    uint64_t rx_held_max;    /* most buffers lwIP held at once (out-of-order, reassembly) */
+    uint64_t rx_no_netif;    /* frames from a port without an lwIP interface: dropped */
+    uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */
+    uint64_t tx_bytes;       /* their IP bytes */
+    uint64_t tx_no_route;    /* dropped: no route to the destination */
+    uint64_t tx_port_down;   /* dropped: egress link down */
+    uint64_t tx_unresolved;  /* dropped: next hop's MAC unknown (an ARP request went out) */
+    uint64_t tx_no_buffer;   /* dropped: the sink core's pool was empty */
+    uint64_t tx_too_big;     /* dropped: larger than a buffer (lwIP fragments at the MTU) */
+};
+
+extern struct sink_netif_stats sink_netif_stats;
+
+/* sink_netif_init: one lwIP netif per port with an address; the sink runs on `core`. Boot
+ * core, after lwip_init. Returns how many interfaces were added. */
+unsigned sink_netif_init(unsigned core);
+/* sink_netif_input: give a handed-off frame to lwIP (consumes b). */
+void sink_netif_input(struct pkb *b);
+/* sink_netif_flush: send what lwIP queued during this pass (one tail write per port). */
+void sink_netif_flush(void);
+
+#endif
