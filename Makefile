@@ -49,7 +49,8 @@ KERNEL_SRCS := \
 	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/intel_ring.c \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
-	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c \
+	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/netperf.c \
+	apps/sink/netperf_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c
 
 # lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.

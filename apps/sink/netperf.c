@@ -11,7 +11,6 @@
  */
 #include "sink.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
@@ -50,11 +49,13 @@ enum np_end {
 struct np_session {
     enum np_state state;
     struct tcp_pcb *ctl;
+    ip_addr_t peer; /* the client, for the console */
     struct netperf_rx rx;
     uint32_t idle_since_ms;
 
     struct netperf_omni_req req;
     uint32_t resp_flags;
+    uint16_t data_port;
     struct tcp_pcb *listen; /* TCP tests until the client connects */
     struct tcp_pcb *data;
     struct udp_pcb *udp;
@@ -137,11 +138,12 @@ static void np_data_release(struct np_session *s, bool reset)
     }
 }
 
-/* np_session_free: the client is gone or misbehaved: drop the test and the control
- * connection (reset if asked). */
-static void np_session_free(struct np_session *s, bool reset)
+/* np_session_free: the client is done, gone or misbehaved: drop any test and the control
+ * connection (reset if asked). One console line per client says why and what is still held. */
+static void np_session_free(struct np_session *s, bool reset, const char *why)
 {
-    if (s->state == NP_TEST || s->state == NP_DRAIN) {
+    bool testing = s->state == NP_TEST || s->state == NP_DRAIN;
+    if (testing) {
         NP_STATS->tests_failed++;
     }
     np_data_release(s, true);
@@ -150,6 +152,11 @@ static void np_session_free(struct np_session *s, bool reset)
         s->ctl = NULL;
     }
     s->state = NP_FREE;
+    char addr[IP4ADDR_STRLEN_MAX];
+    kprintf("netperf: client %s %s%s%s; %llu connections held\n",
+            ip4addr_ntoa_r(ip_2_ip4(&s->peer), addr, sizeof(addr)), why,
+            testing ? " during " : "", testing ? netperf_test_name(s->req.test) : "",
+            (unsigned long long)NP_STATS->active);
 }
 
 /* np_ctl_send: queue one message on the control connection. A client that does not read its
@@ -159,7 +166,7 @@ static bool np_ctl_send(struct np_session *s, const uint8_t msg[NETPERF_MSG_BYTE
     if (tcp_sndbuf(s->ctl) < NETPERF_MSG_BYTES ||
         tcp_write(s->ctl, msg, NETPERF_MSG_BYTES, TCP_WRITE_FLAG_COPY) != ERR_OK) {
         NP_STATS->protocol_errors++;
-        np_session_free(s, true);
+        np_session_free(s, true, "not reading its answers");
         return false;
     }
     tcp_output(s->ctl);
@@ -191,8 +198,10 @@ static void np_log_end(const struct np_session *s, enum np_end how, float elapse
 {
     static const char *const how_names[] = { "done", "timed out", "reset" };
     unsigned ms = (unsigned)(elapsed * 1000.0f);
-    kprintf("netperf: %s %s after %u.%03u s: rx %llu B in %u, tx %llu B in %u, %u trans\n",
-            netperf_test_name(s->req.test), how_names[how], ms / 1000, ms % 1000,
+    kprintf("netperf: %s on port %u %s after %u.%03u s: rx %llu B in %u, tx %llu B in %u, "
+            "%u trans\n",
+            netperf_test_name(s->req.test), (unsigned)s->data_port, how_names[how], ms / 1000,
+            ms % 1000,
             (unsigned long long)s->rx_bytes, (unsigned)s->recv_calls,
             (unsigned long long)s->tx_bytes, (unsigned)s->send_calls, (unsigned)s->trans);
 }
@@ -545,6 +554,7 @@ static void np_start(struct np_session *s)
         return;
     }
     s->state = NP_TEST;
+    s->data_port = port;
     s->start_ms = sink_now_ms();
     np_deadlines(s);
     s->rx_bytes = s->tx_bytes = 0;
@@ -601,7 +611,7 @@ static void np_ctl_feed(struct np_session *s, const uint8_t *data, size_t n)
             np_process(s);
         } else if (n > 0) {
             NP_STATS->protocol_errors++;
-            np_session_free(s, true);
+            np_session_free(s, true, "sent data during a test");
         }
     }
 }
@@ -611,8 +621,12 @@ static err_t np_ctl_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     struct np_session *s = arg;
     np_aborted = NULL;
     if (p == NULL) {
-        /* The client closed control: normal after the last results, else it gave up. */
-        np_session_free(s, false);
+        /* The client closed control: normal after the last results, else it gave up. A
+         * message cut short is a protocol error. */
+        if (s->rx.len != 0 && !netperf_rx_whole(&s->rx)) {
+            NP_STATS->protocol_errors++;
+        }
+        np_session_free(s, false, s->rx.len ? "closed mid-message" : "closed");
         return np_aborted == pcb ? ERR_ABRT : ERR_OK;
     }
     if (err != ERR_OK) {
@@ -631,10 +645,9 @@ static err_t np_ctl_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
 static void np_ctl_err(void *arg, err_t err)
 {
     struct np_session *s = arg;
-    (void)err;
     s->ctl = NULL; /* lwIP freed it */
     np_unhold();
-    np_session_free(s, true);
+    np_session_free(s, true, err == ERR_RST ? "reset" : "lost");
 }
 
 static err_t np_ctl_accept(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -657,12 +670,14 @@ static err_t np_ctl_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     memset(s, 0, sizeof(*s));
     s->state = NP_IDLE;
     s->ctl = pcb;
+    ip_addr_copy(s->peer, pcb->remote_ip);
     s->idle_since_ms = sink_now_ms();
     np_hold();
     tcp_arg(pcb, s);
     tcp_recv(pcb, np_ctl_recv);
     tcp_err(pcb, np_ctl_err);
     tcp_nagle_disable(pcb); /* each answer goes out at once */
+    ip_set_option(pcb, SOF_KEEPALIVE); /* a client that vanished without a word is found */
     return ERR_OK;
 }
 
@@ -698,7 +713,7 @@ static bool np_poll_one(struct np_session *s, uint32_t now)
     switch (s->state) {
     case NP_IDLE:
         if (np_reached(now, s->idle_since_ms + NP_CTL_IDLE_MS)) {
-            np_session_free(s, false);
+            np_session_free(s, false, "idle too long");
             return true;
         }
         return false;
