@@ -225,7 +225,9 @@ static bool np_test_end(struct np_session *s, enum np_end how)
         .recv_buf_bytes = udp ? 0 : TCP_WND,
         .send_buf_bytes = udp ? 0 : TCP_SND_BUF,
         .elapsed_s = elapsed > 0.0f ? elapsed : 0.0f,
-        .transport_retrans = udp ? -1 : 0,
+        /* -1 = not measured, as netserver without TCP_INFO: lwIP keeps no per-connection
+         * retransmission count (lwIP's MIB counters have the appliance-wide one) */
+        .transport_retrans = -1,
         .cong_control = !udp && (s->req.flags & NETPERF_FLAG_WANT_REM_CONG) ? NP_CONG_CONTROL
                                                                               : NULL,
     };
