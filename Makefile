@@ -49,8 +49,8 @@ KERNEL_SRCS := \
 	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/intel_ring.c \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
-	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/netperf.c \
-	apps/sink/netperf_proto.c \
+	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
+	apps/sink/netperf.c apps/sink/netperf_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c
 
 # lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
@@ -270,8 +270,16 @@ build/bench/udpgen: tests/bench/udpgen.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -O2 $(WARN) $< -o $@
 
-bench: setup all build/bench/udpgen
+build/bench/handoff_bench: tests/bench/handoff_bench.c apps/sink/handoff.c apps/sink/handoff.h \
+		kernel/spsc.h net/pkb.c net/pkb.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 -g $(WARN) -I. -iquote kernel $(filter %.c,$^) kernel/err.c \
+		-lpthread -o $@
+
+bench: setup all build/bench/udpgen build/bench/handoff_bench
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
+	build/bench/handoff_bench
+	$(PYTHON) tests/bench/sink_qemu.py
 	$(PYTHON) tests/bench/rx_pps.py
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh

@@ -29,6 +29,8 @@ struct pkb {
 
 /* The frame is being forwarded: its TX completion counts as "forwarded" (see iring_tx_stats). */
 #define PKB_F_FORWARDED 0x1U
+/* The NIC checked this frame's TCP/UDP checksum and found it right (see intel_ring.h). */
+#define PKB_F_L4_CSUM_OK 0x2U
 
 /* A core's pool. Owned (written) by one core only. */
 struct pkb_pool {

@@ -222,6 +222,16 @@ enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t m
     return FWD_HOP_OK;
 }
 
+bool fwd_neighbour_known(uint32_t dst)
+{
+    int nh = fwd_fib ? fib_lookup(fwd_fib, dst) : -1;
+    uint8_t mac[6];
+    if (nh < 0 || fwd_nh[nh].kind != FWD_NH_FORWARD) {
+        return false;
+    }
+    return neigh_lookup(&fwd_neigh, fwd_nh[nh].gateway ? fwd_nh[nh].gateway : dst, mac);
+}
+
 /* --- router mode ----------------------------------------------------------------------------- */
 
 /* fwd_icmp_error: turn frame b into an ICMP error about itself and send it back out of the

@@ -7,6 +7,7 @@
 #ifndef WS_FWD_H
 #define WS_FWD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "net/route.h"
@@ -45,6 +46,8 @@ enum fwd_hop {
  * same FIB and neighbour table as forwarding. Called on `core`, which may queue an ARP request
  * on its own TX queue (sent at its next pass). */
 enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6]);
+/* fwd_neighbour_known: dst is routed and its next hop's MAC is known (no ARP is sent). */
+bool fwd_neighbour_known(uint32_t dst);
 /* fwd_poll_core: one pass over this core's RX queues on every port; returns frames received.
  * Fast path, core `core`. */
 unsigned fwd_poll_core(unsigned core);

@@ -5,6 +5,7 @@
  */
 #include "sink.h"
 
+#include "apps/fwd/fwd.h"
 #include "apps/sink/handoff.h"
 #include "apps/sink/sink_core.h"
 #include "config.h"
@@ -23,7 +24,7 @@
 struct sink_service_stats sink_stats[SINK_SERVICE_COUNT];
 struct sink_tcp_stats sink_tcp_stats;
 
-static bool sink_running; /* read-only after init */
+static bool sink_running_flag; /* read-only after init */
 
 void sink_random_init(void); /* net/lwip-port/isn.c */
 
@@ -79,7 +80,7 @@ int sink_init(unsigned ncores)
     if (CONFIG_SINK_NETPERF_PORT) {
         netperf_init();
     }
-    sink_running = true;
+    sink_running_flag = true;
     kprintf("sink: lwIP %s on core %u, %u interface%s; discard %s, echo %s, iperf3 %d, netperf "
             "%d\n", LWIP_VERSION_STRING, core, nifs, nifs == 1 ? "" : "s",
             CONFIG_SINK_DISCARD ? "on" : "off", CONFIG_SINK_ECHO ? "on" : "off",
@@ -87,9 +88,14 @@ int sink_init(unsigned ncores)
     return WS_OK;
 }
 
+bool sink_running(void)
+{
+    return sink_running_flag;
+}
+
 bool sink_is_core(unsigned core)
 {
-    return sink_running && (int)core == sink_handoff_core();
+    return sink_running_flag && (int)core == sink_handoff_core();
 }
 
 bool sink_poll(void)
@@ -150,8 +156,37 @@ bool sink_has_work(void)
     return sink_handoff_pending();
 }
 
+/* sink_evict_half_open: a SYN found listener l's backlog full (a SYN flood, most likely from
+ * spoofed addresses that never complete the handshake). lwIP would drop the SYN, and keep
+ * dropping every SYN, legitimate ones too, until a half-open connection times out (20 s).
+ * Instead one half-open connection of that listener is reset to make room: the oldest whose
+ * peer we cannot even reach (no route, or no ARP answer: our SYN-ACK never left), else the
+ * oldest. A real client is reachable and completes its handshake within a round trip. */
+static void sink_evict_half_open(struct tcp_pcb_listen *l)
+{
+    struct tcp_pcb *oldest = NULL, *unreachable = NULL;
+    for (struct tcp_pcb *p = tcp_active_pcbs; p != NULL; p = p->next) {
+        if (p->state != SYN_RCVD || p->listener != l) {
+            continue;
+        }
+        u32_t age = (u32_t)(tcp_ticks - p->tmr);
+        if (oldest == NULL || age > (u32_t)(tcp_ticks - oldest->tmr)) {
+            oldest = p;
+        }
+        if (!fwd_neighbour_known(lwip_ntohl(ip4_addr_get_u32(&p->remote_ip))) &&
+            (unreachable == NULL || age > (u32_t)(tcp_ticks - unreachable->tmr))) {
+            unreachable = p;
+        }
+    }
+    struct tcp_pcb *victim = unreachable ? unreachable : oldest;
+    if (victim != NULL) {
+        sink_tcp_stats.half_open_evicted++;
+        tcp_abort(victim);
+    }
+}
+
 /* The hook lwIP calls for every segment that found its pcb, before processing it
- * (lwip_hooks.h): the TCP counters lwIP's MIB does not have. */
+ * (lwip_hooks.h): the TCP counters lwIP's MIB does not have, and the SYN flood defence. */
 err_t sink_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
                         u8_t *opt2, struct pbuf *p)
 {
@@ -162,6 +197,13 @@ err_t sink_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, 
     u8_t flags = TCPH_FLAGS(hdr);
     if (flags & TCP_RST) {
         st->resets_received++;
+    }
+    if (pcb->state == LISTEN) {
+        struct tcp_pcb_listen *l = (struct tcp_pcb_listen *)pcb;
+        if ((flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && l->accepts_pending >= l->backlog) {
+            sink_evict_half_open(l);
+        }
+        return ERR_OK;
     }
     if (pcb->state < ESTABLISHED || pcb->state == TIME_WAIT) {
         return ERR_OK;

@@ -11,12 +11,15 @@ struct sink_tcp_stats {
     uint64_t out_of_order;     /* data segments beyond the next expected byte */
     uint64_t dup_acks;         /* duplicate ACKs received (RFC 5681) */
     uint64_t resets_received;  /* segments with RST for a known connection */
+    uint64_t half_open_evicted; /* SYN_RCVD connections reset to let a new SYN in (flood) */
 };
 extern struct sink_tcp_stats sink_tcp_stats;
 
 /* sink_init: choose the core, start lwIP, its interfaces and the services. Boot core, after
  * the ports and the forwarder are up and before the loops are released. */
 int sink_init(unsigned ncores);
+/* sink_running: lwIP and the services are up. */
+bool sink_running(void);
 /* sink_is_core: true on the core that runs lwIP. */
 bool sink_is_core(unsigned core);
 /* sink_poll: one pass of the sink core (see sink.c); true if it did anything. */

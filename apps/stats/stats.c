@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "apps/fwd/fwd.h"
+#include "apps/sink/handoff.h"
+#include "apps/sink/sink_core.h"
+#include "apps/sink/sink_stats.h"
 #include "apps/stats/fmt.h"
 #include "apps/stats/json.h"
 #include "config.h"
@@ -65,6 +68,8 @@ static const struct stats_counter stats_queue_counters[] = {
        "ARP announcements, sender learned"),
     QC("ip_passed", local.ip_passed,
        "valid IPv4 for another host that reached the local stack (wire mode has no local stack; the router forwards these first): dropped"),
+    QC("ip_to_sink", local.ip_to_sink,
+       "TCP, UDP and fragments to our address, handed to the sink core (lwIP)"),
     QC("no_address", no_address,
        "frames on a port with no configured address: dropped"),
 };
@@ -157,7 +162,8 @@ static uint64_t stats_queue_irqs(const struct nic_queue *q, unsigned core)
 /* A walk visits every counter once, in the same order every time, numbering them; views
  * (json, table, watch) and `clear` are visitors. Fixed order + numbering is what lets `clear`
  * keep a baseline and `watch` a previous value per counter without naming them. */
-enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE };
+enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE, SC_SINK,
+                   SC_SINK_GROUP };
 
 struct stats_visitor {
     void (*begin)(struct stats_visitor *v, enum stats_scope s, unsigned index);
@@ -167,9 +173,10 @@ struct stats_visitor {
     /* value = raw - baseline (since the last `clear`); idx numbers the counter in the walk */
     void (*counter)(struct stats_visitor *v, const char *name, uint64_t value, uint64_t raw,
                     unsigned idx);
+    const char *label; /* SC_SINK_GROUP: the group's name, set by the walk before begin */
 };
 
-#define STATS_MAX_COUNTERS (WS_MAX_CPUS * (16 + NIC_MAX_PORTS * 160) + NIC_MAX_PORTS * 32)
+#define STATS_MAX_COUNTERS (WS_MAX_CPUS * (24 + NIC_MAX_PORTS * 160) + NIC_MAX_PORTS * 32 + 256)
 
 /* console core only */
 static uint64_t stats_baseline[STATS_MAX_COUNTERS];
@@ -211,6 +218,12 @@ static void walk_core(struct stats_walk *w, unsigned c)
     walk_counter(w, "pool_alloc_fail", pool->alloc_fail);
     walk_counter(w, "pool_foreign_free", pool->foreign_free);
     walk_counter(w, "pool_double_free", pool->double_free);
+    const struct sink_handoff_stats *h = sink_handoff_stats_of(c);
+    walk_counter(w, "sink_handed", h->handed);
+    walk_counter(w, "sink_ring_full", h->ring_full);
+    walk_counter(w, "sink_no_sink", h->no_sink);
+    walk_counter(w, "sink_reclaimed", h->reclaimed);
+    walk_counter(w, "kicks_received", cpu->kicks_received);
     w->v->end(w->v, SC_CORE);
 }
 
@@ -266,6 +279,41 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->end(w->v, SC_PORT);
 }
 
+/* The sink's groups (apps/sink/sink_stats.c) through the same walk. */
+static void walk_sink_group(void *ctx, const char *name, bool begin)
+{
+    struct stats_walk *w = ctx;
+    if (begin) {
+        w->v->label = name;
+        w->v->begin(w->v, SC_SINK_GROUP, 0);
+    } else {
+        w->v->end(w->v, SC_SINK_GROUP);
+    }
+}
+
+static void walk_sink_counter(void *ctx, const char *name, uint64_t value)
+{
+    walk_counter(ctx, name, value);
+}
+
+static void walk_sink_attr(void *ctx, const char *name, uint64_t value)
+{
+    struct stats_walk *w = ctx;
+    w->v->attr_u64(w->v, name, value);
+}
+
+static void walk_sink(struct stats_walk *w)
+{
+    const struct sink_stats_sink s = { w, walk_sink_group, walk_sink_counter, walk_sink_attr };
+    if (!sink_running()) {
+        return;
+    }
+    w->v->begin(w->v, SC_SINK, 0);
+    w->v->attr_u64(w->v, "core", (uint64_t)sink_handoff_core());
+    sink_stats_walk(&s);
+    w->v->end(w->v, SC_SINK);
+}
+
 /* stats_walk_all: fresh hardware counters, then every counter in the fixed order. */
 static void stats_walk_all(struct stats_visitor *v)
 {
@@ -281,6 +329,7 @@ static void stats_walk_all(struct stats_visitor *v)
         walk_port(&w, nic_port(i));
     }
     v->end(v, SC_PORTS);
+    walk_sink(&w);
     stats_ncounters = w.idx;
 }
 
@@ -307,6 +356,12 @@ static void jv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         break;
     case SC_HW:
         jw_begin_object(w, "hw");
+        break;
+    case SC_SINK:
+        jw_begin_object(w, "sink");
+        break;
+    case SC_SINK_GROUP:
+        jw_begin_object(w, v->label);
         break;
     default:
         jw_begin_object(w, NULL);
@@ -349,7 +404,8 @@ static void jv_counter(struct stats_visitor *v, const char *name, uint64_t value
 static void stats_json(void)
 {
     static char buf[STATS_JSON_BYTES]; /* console core only */
-    struct json_visitor jv = { { jv_begin, jv_end, jv_attr_u64, jv_attr_str, jv_counter }, { 0 } };
+    struct json_visitor jv = { { jv_begin, jv_end, jv_attr_u64, jv_attr_str, jv_counter, NULL },
+                              { 0 } };
 
     jw_init(&jv.w, buf, sizeof(buf) - 1);
     jw_begin_object(&jv.w, NULL);
@@ -402,7 +458,8 @@ static void nop_attr_str(struct stats_visitor *v, const char *key, const char *v
 void stats_cmd_clear(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    struct stats_visitor v = { nop_begin, nop_end, nop_attr_u64, nop_attr_str, clear_counter };
+    struct stats_visitor v = { nop_begin, nop_end, nop_attr_u64, nop_attr_str, clear_counter,
+                               NULL };
     stats_walk_all(&v);
     stats_cleared_ns = time_ns();
     kprintf("counters cleared (%u software views reset; hardware registers untouched)\n",
@@ -414,6 +471,7 @@ void stats_cmd_clear(int argc, char **argv)
 struct stats_filter {
     int port; /* -1: any */
     int core; /* -1: any */
+    bool sink_only; /* only the sink's groups */
 };
 
 struct table_visitor {
@@ -424,6 +482,7 @@ struct table_visitor {
     uint64_t elapsed_ns; /* watch: since the previous sample */
     int port, core;      /* current position in the walk */
     bool in_core;
+    bool in_sink;
     char group[32];      /* label of the current group */
     char line[160];      /* counters of the current group, flushed at its end */
     size_t len;
@@ -433,6 +492,9 @@ static uint64_t watch_prev[STATS_MAX_COUNTERS]; /* console core: raw values at t
 
 static bool tv_selected(const struct table_visitor *t)
 {
+    if (t->f.sink_only || t->in_sink) {
+        return t->in_sink && t->f.port < 0 && t->f.core < 0;
+    }
     if (t->in_core) {
         return t->f.port < 0 && (t->f.core < 0 || t->f.core == t->core);
     }
@@ -461,6 +523,10 @@ static void tv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         snprintf(t->group, sizeof(t->group), "port%u hw", index);
     } else if (s == SC_QUEUE) {
         snprintf(t->group, sizeof(t->group), "port%d q%u", t->port, index);
+    } else if (s == SC_SINK) {
+        t->in_core = false, t->in_sink = true;
+    } else if (s == SC_SINK_GROUP) {
+        snprintf(t->group, sizeof(t->group), "sink %s", v->label);
     }
 }
 
@@ -502,8 +568,10 @@ static void tv_counter(struct stats_visitor *v, const char *name, uint64_t value
 
 static void stats_table(struct stats_filter f, bool watch, uint64_t elapsed_ns)
 {
-    struct table_visitor t = { { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter },
-                               f, watch, false, elapsed_ns, -1, -1, false, "", "", 0 };
+    struct table_visitor t = {
+        .v = { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter, NULL },
+        .f = f, .watch = watch, .elapsed_ns = elapsed_ns, .port = -1, .core = -1,
+    };
     stats_walk_all(&t.v);
 }
 
@@ -548,7 +616,7 @@ static void stats_print_cores_summary(void)
 
 void stats_cmd_stats(int argc, char **argv)
 {
-    struct stats_filter f = { -1, -1 };
+    struct stats_filter f = { -1, -1, false };
     if (argc == 2 && strcmp(argv[1], "json") == 0) {
         stats_json();
         return;
@@ -565,16 +633,15 @@ void stats_cmd_stats(int argc, char **argv)
         if ((f.core = stats_index_arg("core", argv[2], smp_cores_online())) < 0) {
             return;
         }
-    } else if (argc == 2 && strcmp(argv[1], "tcp") == 0) {
-        kprintf("error: no TCP counters yet (the TCP/UDP sink is not built in)\n");
-        return;
+    } else if (argc == 2 && strcmp(argv[1], "sink") == 0) {
+        f.sink_only = true;
     } else if (!(argc == 1 || (argc == 2 && strcmp(argv[1], "all") == 0))) {
-        kprintf("error: usage: stats [all | json | doc | port N | core N | tcp]\n");
+        kprintf("error: usage: stats [all | json | doc | port N | core N | sink]\n");
         return;
     }
     kprintf("counters since %s (non-zero only)\n", stats_cleared_ns ? "the last clear" : "boot");
     stats_table(f, false, 0);
-    if (f.port < 0) {
+    if (f.port < 0 && !f.sink_only) {
         stats_print_cores_summary();
     }
 }
@@ -588,7 +655,7 @@ static uint64_t watch_last_ns;
 static void watch_sample(uint64_t now)
 {
     uint64_t elapsed = now - watch_last_ns;
-    struct stats_filter all = { -1, -1 };
+    struct stats_filter all = { -1, -1, false };
     char secs[FMT_U64_GROUPED_BYTES];
     watch_last_ns = now;
     fmt_u64_grouped(secs, elapsed / 1000000);
@@ -610,8 +677,11 @@ void stats_watch_poll(void)
 /* watch_prime: take a silent sample so the first printed one shows only new changes. */
 static void watch_prime(void)
 {
-    struct table_visitor t = { { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter },
-                               { -1, -1 }, true, true, 1, -1, -1, false, "", "", 0 };
+    struct table_visitor t = {
+        .v = { tv_begin, tv_end, nop_attr_u64, nop_attr_str, tv_counter, NULL },
+        .f = { -1, -1, false }, .watch = true, .silent = true, .elapsed_ns = 1, .port = -1,
+        .core = -1,
+    };
     stats_walk_all(&t.v); /* records every value, prints nothing */
     watch_last_ns = time_ns();
 }
@@ -727,6 +797,12 @@ static const struct stats_counter stats_doc_extra_core[] = {
     { "pool_foreign_free", 0, "a core freed a buffer it does not own (a bug; the buffer is "
                               "leaked, not corrupted)" },
     { "pool_double_free", 0, "a buffer was freed twice (a bug; the second free is ignored)" },
+    { "sink_handed", 0, "frames this core passed to the sink core (TCP/UDP/fragments to us)" },
+    { "sink_ring_full", 0, "frames dropped: this core's ring to the sink core was full" },
+    { "sink_no_sink", 0, "frames dropped: for the sink, but no sink is running" },
+    { "sink_reclaimed", 0, "buffers lwIP released, freed back into this core's pool" },
+    { "kicks_received", 0, "wake-up IPIs from other cores (adaptive mode: something was put "
+                           "on one of this core's rings while it slept)" },
 };
 
 static const struct stats_counter stats_doc_extra_queue[] = {
@@ -738,6 +814,11 @@ static const struct stats_counter stats_doc_extra_hw[] = {
     { "rx_queue_drops", 0, "frames dropped per queue because the queue had no descriptor "
                            "(RQDPC, summed)" },
 };
+
+static void doc_sink_row(const char *group, const char *name, const char *doc)
+{
+    kprintf("| %s: `%s` | %s |\n", group, name, doc);
+}
 
 void stats_cmd_doc(int argc, char **argv)
 {
@@ -767,4 +848,7 @@ void stats_cmd_doc(int argc, char **argv)
         kprintf("| `drop_%s` | %s |\n", net_drop_counters[i].name, net_drop_counters[i].why);
     }
     doc_end("drop");
+    doc_begin("sink");
+    sink_stats_doc(doc_sink_row);
+    doc_end("sink");
 }

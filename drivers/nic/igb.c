@@ -178,6 +178,7 @@ static int igb_alloc_queue(struct nic_port *p, unsigned q)
                             p->bar0 + IGB_RXQ_BASE(q) + IGB_RDT, nic_pool(q), (uint16_t)q,
                             (uint16_t)p->index);
     if (err == WS_OK) {
+        iring_rx_trust_l4_csum(&nq->rx, IDESC_RX_ERR_82576_L4E); /* RXCSUM.TUOFL is set */
         err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS,
                             p->bar0 + IGB_TXQ_BASE(q) + IGB_TDT, (uint16_t)q, (uint16_t)p->index);
     }
@@ -244,7 +245,7 @@ static void igb_init_rss(struct nic_port *p)
         igb_wr(p, IGB_RETA(i), v);
     }
     /* PCSD: the descriptor's checksum field carries the RSS hash instead (8.10.x RXCSUM). */
-    igb_wr(p, IGB_RXCSUM, igb_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD);
+    igb_wr(p, IGB_RXCSUM, igb_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD | IGB_RXCSUM_TUOFL);
     igb_wr(p, IGB_MRQC, p->nqueues > 1 ? IGB_MRQC_ENABLE_RSS | IGB_MRQC_RSS_IPV4 |
                                              IGB_MRQC_RSS_IPV4_TCP | IGB_MRQC_RSS_IPV4_UDP
                                        : 0);

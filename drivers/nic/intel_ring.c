@@ -65,6 +65,18 @@ void iring_rx_set_err_mask(struct iring_rx *r, uint32_t mask)
     r->err_mask = mask;
 }
 
+void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err)
+{
+    r->l4_err = l4_err;
+}
+
+/* iring_rx_csum_flags: PKB_F_L4_CSUM_OK when the NIC vouches for the TCP/UDP checksum. */
+static inline uint32_t iring_rx_csum_flags(const struct iring_rx *r, uint32_t staterr)
+{
+    bool checked = (staterr & IDESC_RX_STATUS_L4I) != 0 && r->l4_err != 0;
+    return checked && (staterr & r->l4_err) == 0 ? PKB_F_L4_CSUM_OK : 0;
+}
+
 /* iring_rx_arm: give slot i's buffer to the NIC in the read format (82576 §7.1.5.1, 82599
  * §7.1.6.1). hdr_addr = 0 also clears the DD bit of the previous write-back. */
 static inline void iring_rx_arm(struct iring_rx *r, uint16_t i, const struct pkb *p)
@@ -153,7 +165,7 @@ unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max)
             p->port = r->port;
             p->queue = r->core;
             p->rss_hash = IDESC_RX_INFO_RSSTYPE(info) != 0 ? d->wb.rss_hash : 0;
-            p->flags = 0;
+            p->flags = iring_rx_csum_flags(r, staterr);
             p->rx_status = staterr;
             r->stats.packets++;
             r->stats.bytes += len;

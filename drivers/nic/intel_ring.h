@@ -81,6 +81,7 @@ struct iring_rx {
     struct pkb_pool *pool;         /* refills come from here: the owning core's pool */
     uintptr_t tail_reg;            /* MMIO address of this queue's RDT */
     uint32_t err_mask;             /* write-back error bits that mean "bad frame" */
+    uint32_t l4_err;               /* the chip's TCP/UDP checksum error bit; 0: not trusted */
     uint16_t size;                 /* descriptors: a power of two */
     uint16_t mask;                 /* size - 1: indices wrap with & instead of % */
     uint16_t core;                 /* owning core; also the queue index (one queue per core) */
@@ -121,6 +122,10 @@ int iring_rx_init(struct iring_rx *r, void *desc_mem, struct pkb **sw, uint16_t 
                   uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port);
 /* iring_rx_set_err_mask: which write-back error bits drop a frame (IDESC_RX_ERR_FRAME_*). */
 void iring_rx_set_err_mask(struct iring_rx *r, uint32_t mask);
+/* iring_rx_trust_l4_csum: frames whose write-back says the NIC checked the TCP/UDP checksum
+ * (L4I) and found no error (the chip's bit l4_err) get PKB_F_L4_CSUM_OK, and the sink does
+ * not check that checksum again. Without this call no frame gets the flag. */
+void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err);
 /*
  * iring_rx_fill: post a buffer into every free slot (all but one), in order, until the pool
  * runs dry (counted once in no_buffer), then write the tail once if anything was posted.

@@ -361,6 +361,11 @@ static int ixgbe_alloc_queue(struct nic_port *p, unsigned q)
     if (err == WS_OK) {
         /* The 82599's error bits differ from the 82576's (intel_desc.h). */
         iring_rx_set_err_mask(&nq->rx, IDESC_RX_ERR_FRAME_82599);
+        /* The 82599's RXCSUM has no TCP/UDP enable bit: it checks whenever it can (Linux's
+         * ixgbe relies on the same). Only a reported success is trusted, so its UDP
+         * zero-checksum erratum (L4E on a datagram without checksum) costs a software check,
+         * never a drop. */
+        iring_rx_trust_l4_csum(&nq->rx, IDESC_RX_ERR_82599_L4E);
         err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, p->bar0 + IXGBE_TDT(q),
                             (uint16_t)q, (uint16_t)p->index);
     }

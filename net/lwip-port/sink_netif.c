@@ -13,6 +13,8 @@
 #include "net/inet.h"
 
 #define SINK_TX_BATCH 32
+#define SINK_CSUM_NIC_CHECKED \
+    (NETIF_CHECKSUM_ENABLE_ALL & ~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP))
 
 struct sink_netif_stats sink_netif_stats;
 
@@ -54,6 +56,12 @@ void sink_netif_input(struct pkb *b)
                                          b->data + INET_ETH_HDR_BYTES,
                                          PKB_DATA_BYTES - INET_ETH_HDR_BYTES);
     st->rx_wrapped++;
+    if (b->flags & PKB_F_L4_CSUM_OK) {
+        st->rx_csum_offloaded++;
+        NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);
+    } else {
+        NETIF_SET_CHECKSUM_CTRL(n, NETIF_CHECKSUM_ENABLE_ALL);
+    }
     uint64_t held = st->rx_wrapped - st->rx_released;
     if (held > st->rx_held_max) {
         st->rx_held_max = held;

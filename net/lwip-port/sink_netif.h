@@ -17,6 +17,7 @@
 struct sink_netif_stats {
     uint64_t rx_wrapped;     /* frames given to lwIP (each a custom pbuf over its buffer) */
     uint64_t rx_released;    /* of those, buffers lwIP has let go (rx_wrapped - this: held) */
+    uint64_t rx_csum_offloaded; /* of rx_wrapped, TCP/UDP checksum already checked by the NIC */
     uint64_t rx_held_max;    /* most buffers lwIP held at once (out-of-order, reassembly) */
     uint64_t rx_no_netif;    /* frames from a port without an lwIP interface: dropped */
     uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */

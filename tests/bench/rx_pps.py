@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/bench/rx_pps.py: received and forwarded packets per second per core at 64 bytes, in QEMU.
 
-A generator (udpgen.c) in the port's namespace sends 64-byte UDP frames over many flows for a
-few seconds; the appliance counts them per core (they are counted drops: UDP is not served yet).
+A generator (udpgen.c) in the port's namespace sends 64-byte UDP frames to the discard port over
+many flows for a few seconds; each core counts what RSS gave it and hands it to the sink core,
+where lwIP's discard service counts the datagrams (the sink's UDP_STREAM 64-byte figure).
 Prints numbers, never pass/fail: sent rate, what the host's tap dropped before QEMU read it,
 what the appliance received per core, every drop counter, and busy cycles per packet.
 Run: make bench   (or: python3 tests/bench/rx_pps.py [--seconds N])
@@ -52,10 +53,14 @@ def run_one(kernel, mode, cores, seconds, flows):
             for a, b in zip(after["cores"], before["cores"])]
     rx = [a["rx_packets"] - b["rx_packets"] for a, b in zip(qa, qb)]
     cpp = [f"{c / r:.0f}" if r else "-" for c, r in zip(busy, rx)]
+    sink = (after["sink"]["discard"]["rx_datagrams"] - before["sink"]["discard"]["rx_datagrams"])
+    ring_full = sum(a["sink_ring_full"] - b["sink_ring_full"]
+                    for a, b in zip(after["cores"], before["cores"]))
     print(f"{mode:9} {cores:5} {sent / seconds:10.0f} {drop1 - drop0:9} "
           f"{sum(per_core):10.0f}  {' '.join(f'{x:.0f}' for x in per_core):28} "
           f"{hw['rx_missed_errors']:7} {hw['rx_no_buffer_count']:7} {hw['rx_queue_drops']:7} "
-          f"{ring['rx_no_buffer']:7}  {' '.join(cpp)}", flush=True)
+          f"{ring['rx_no_buffer']:7} {sink / seconds:10.0f} {ring_full:9}  {' '.join(cpp)}",
+          flush=True)
 
 
 def run_forward(kernel, mode, cores, seconds, flows, watch=False):
@@ -97,8 +102,8 @@ def main():
     print(f"64-byte UDP, {args.flows} flows, {args.seconds:g} s per run, QEMU TCG, igb; "
           "rates in packets/s")
     print(f"{'mode':9} {'cores':5} {'sent':>10} {'tap_drop':>9} {'rx_total':>10}  "
-          f"{'rx per core':28} {'missed':>7} {'no_desc':>7} {'q_drop':>7} {'no_buf':>7}  "
-          "busy cycles/pkt per core")
+          f"{'rx per core':28} {'missed':>7} {'no_desc':>7} {'q_drop':>7} {'no_buf':>7} "
+          f"{'sink_rx':>10} {'ring_full':>9}  busy cycles/pkt per core")
     for kernel, mode in ((BUSY_ELF, "busy"), (DEFAULT_ELF, "adaptive")):
         for cores in (1, 4):
             run_one(kernel, mode, cores, args.seconds, args.flows)

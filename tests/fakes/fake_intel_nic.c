@@ -79,7 +79,7 @@ unsigned fake_inic_rx_frame(struct fake_inic_rx *f, const void *frame, uint32_t 
         uint32_t status = IDESC_RX_STATUS_DD;
 
         if (k == need - 1) {
-            status |= IDESC_RX_STATUS_EOP | o->err_bits;
+            status |= IDESC_RX_STATUS_EOP | o->err_bits | o->status_bits;
         }
         fake_inic_rx_write_one(f, src + off, n, status, o);
         f->head = (uint16_t)((f->head + 1) % f->size);

@@ -27,6 +27,7 @@ struct fake_inic_rx {
 struct fake_inic_rx_opts {
     uint32_t rss_hash; /* written with RSS type 1 when non-zero, else RSS type 0 */
     uint32_t err_bits; /* extended error bits for the EOP descriptor (IDESC_RX_ERR_*) */
+    uint32_t status_bits; /* extra status bits for the EOP descriptor (e.g. IDESC_RX_STATUS_L4I) */
 };
 
 /* One TX queue as the NIC sees it. */

@@ -44,6 +44,7 @@
 #define FL_MULTI 0x80
 #define FL_FIX_IP 0x80   /* in byte 1 */
 #define FL_FIX_ICMP 0x40 /* in byte 1 */
+#define FL_SINK 0x20     /* in byte 1: TCP, UDP and fragments to us go to the sink */
 #define FL_MAX_FRAMES 24
 #define FL_MAX_FRAME_BYTES (PKB_DATA_BYTES + 64)
 #define FL_FILL 0xa5 /* buffer bytes past the frame start as this, to see stray writes */
@@ -192,7 +193,8 @@ static void fl_one_frame(struct fl_ctx *c, const uint8_t *bytes, uint16_t len, u
                                          &out_len, &c->st, c->now_ns);
 
     /* One verdict, one counter. */
-    FUZZ_CHECK(v == NET_REPLY || v == NET_CONSUMED || v == NET_DROP || v == NET_PASS);
+    FUZZ_CHECK(v == NET_REPLY || v == NET_CONSUMED || v == NET_DROP || v == NET_PASS ||
+               v == NET_SINK);
     FUZZ_CHECK(net_local_total(&c->st) == total0 + 1);
     int moved = fl_moved_drop(&st0.drop, &c->st.drop);
     uint64_t answered = (c->st.arp_requests_answered - st0.arp_requests_answered) +
@@ -200,10 +202,20 @@ static void fl_one_frame(struct fl_ctx *c, const uint8_t *bytes, uint16_t len, u
     uint64_t learned = (c->st.arp_replies_learned - st0.arp_replies_learned) +
                        (c->st.arp_gratuitous_learned - st0.arp_gratuitous_learned);
     uint64_t passed = c->st.ip_passed - st0.ip_passed;
+    uint64_t sunk = c->st.ip_to_sink - st0.ip_to_sink;
     FUZZ_CHECK((v == NET_DROP) == (moved >= 0));
     FUZZ_CHECK((v == NET_REPLY) == (answered == 1));
     FUZZ_CHECK((v == NET_CONSUMED) == (learned == 1));
     FUZZ_CHECK((v == NET_PASS) == (passed == 1));
+    FUZZ_CHECK((v == NET_SINK) == (sunk == 1));
+    if (v == NET_SINK) { /* only with the sink on, only TCP, UDP or a fragment, only to us */
+        const uint8_t *ip = req + INET_ETH_HDR_BYTES;
+        bool frag = inet_load_be16(ip + 6) & 0x3fff;
+        FUZZ_CHECK(c->ifc.sink && c->ifc.ip != 0 && inet_load_be32(ip + 16) == c->ifc.ip);
+        FUZZ_CHECK(frag || ip[9] == INET_PROTO_TCP || ip[9] == INET_PROTO_UDP);
+        FUZZ_CHECK(inet_checksum(ip, (uint16_t)((ip[0] & 0x0f) * 4)) == 0);
+        FUZZ_CHECK(memcmp(buf, orig, len) == 0); /* handed on unchanged */
+    }
     FUZZ_CHECK((len > buf_bytes) == fl_drop_is(moved, "frame_exceeds_buffer"));
 
     if (v == NET_REPLY) {
@@ -276,6 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.ifc.ip = (variant & FL_NO_IP) ? 0 : 0x0a000001u; /* 10.0.0.1 */
     c.ifc.prefix_len = fl_prefixes[(variant >> FL_PREFIX_SHIFT) & 7];
     c.ifc.port = 0;
+    c.ifc.sink = (slack & FL_SINK) != 0;
     c.now_ns = 1000000000ull;
     if (variant & FL_NEIGH) {
         c.neigh = malloc(sizeof(*c.neigh));

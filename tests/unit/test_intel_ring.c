@@ -567,6 +567,42 @@ static void test_rx_82599_err_mask(void **state)
     tr_done(t);
 }
 
+/* The NIC's TCP/UDP checksum verdict reaches the sink as PKB_F_L4_CSUM_OK only when the
+ * driver trusts it, the NIC says it checked (L4I) and it found no error; a checksum error
+ * never drops the frame (the stack decides). */
+static void test_rx_l4_checksum_flag(void **state)
+{
+    static const struct {
+        bool trust;
+        uint32_t status, err;
+        bool ok;
+    } cases[] = {
+        { false, IDESC_RX_STATUS_L4I, 0, false },                    /* not trusted */
+        { true, IDESC_RX_STATUS_L4I, 0, true },                      /* checked, fine */
+        { true, IDESC_RX_STATUS_L4I, IDESC_RX_ERR_82576_L4E, false }, /* checked, wrong */
+        { true, 0, 0, false },                                       /* not checked */
+        { true, 0, IDESC_RX_ERR_82576_L4E, false },
+    };
+    static uint8_t buf[128];
+    struct pkb *out[4];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct tr *t = tr_new(16, 8, 8);
+        struct fake_inic_rx_opts o = { .status_bits = cases[i].status, .err_bits = cases[i].err };
+        if (cases[i].trust) {
+            iring_rx_trust_l4_csum(&t->rx, IDESC_RX_ERR_82576_L4E);
+        }
+        iring_rx_fill(&t->rx);
+        tr_frame(buf, 0, 100);
+        assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
+        assert_int_equal(tr_rx_burst(t, out, 4), 1);
+        assert_int_equal((out[0]->flags & PKB_F_L4_CSUM_OK) != 0, cases[i].ok);
+        assert_int_equal(t->rx.stats.errors, 0);
+        tr_done(t);
+    }
+}
+
 /* ---- TX --------------------------------------------------------------------------------- */
 
 static void test_tx_burst_and_completion(void **state)
@@ -774,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_rx_errors_and_oversize_dropped),
         cmocka_unit_test(test_rx_oversize_across_bursts),
         cmocka_unit_test(test_rx_82599_err_mask),
+        cmocka_unit_test(test_rx_l4_checksum_flag),
         cmocka_unit_test(test_tx_burst_and_completion),
         cmocka_unit_test(test_tx_ring_full_drops_and_frees),
         cmocka_unit_test(test_tx_bad_length_dropped),

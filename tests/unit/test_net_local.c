@@ -753,6 +753,49 @@ static void test_ipv4_pass(void **state)
     assert_memory_equal(buf, before, sizeof(buf));
 }
 
+/* With the sink on, TCP, UDP and fragments to us are handed over unchanged (NET_SINK); other
+ * protocols and everything with the sink off keep their drop reasons. */
+static void test_sink_handoff(void **state)
+{
+    (void)state;
+    struct net_iface sink_ifc = ifc;
+    sink_ifc.sink = true;
+    static const struct {
+        uint8_t proto;
+        uint16_t frag;
+        bool sink_on;
+        enum net_verdict want;
+        const char *drop;
+    } cases[] = {
+        { INET_PROTO_TCP, 0, true, NET_SINK, NULL },
+        { INET_PROTO_UDP, 0, true, NET_SINK, NULL },
+        { INET_PROTO_ICMP, 0x2000, true, NET_SINK, NULL }, /* first fragment of a big ping */
+        { INET_PROTO_UDP, 185, true, NET_SINK, NULL },     /* last fragment */
+        { 47 /* GRE */, 0, true, NET_DROP, "ip_proto_unsupported" },
+        { INET_PROTO_TCP, 0, false, NET_DROP, "ip_proto_unsupported" },
+        { INET_PROTO_UDP, 0x2000, false, NET_DROP, "ip_fragment" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memset(&st, 0, sizeof(st));
+        uint16_t len = build_ipv4(buf, our_mac, PEER_IP, OUR_IP, cases[i].proto, 0, 40);
+        inet_store_be16(buf + 20, cases[i].frag);
+        fix_ip_csum(buf);
+        uint8_t before[BUF_BYTES];
+        memcpy(before, buf, sizeof(buf));
+        uint16_t out_len = 0;
+        enum net_verdict v = net_local_input(cases[i].sink_on ? &sink_ifc : &ifc, &neigh, buf,
+                                             len, BUF_BYTES, &out_len, &st, 1000);
+        assert_int_equal(v, cases[i].want);
+        assert_int_equal(net_local_total(&st), 1);
+        assert_memory_equal(buf, before, sizeof(buf));
+        if (cases[i].drop) {
+            assert_only_drop(cases[i].drop);
+        } else {
+            assert_int_equal(st.ip_to_sink, 1);
+        }
+    }
+}
+
 /* An interface without an address answers nothing at IP or ARP level. */
 static void test_unnumbered_interface(void **state)
 {
@@ -950,6 +993,7 @@ int main(void)
         cmocka_unit_test(test_csum_incremental),
         cmocka_unit_test(test_byte_order_helpers),
         cmocka_unit_test_setup(test_counter_table, setup),
+        cmocka_unit_test_setup(test_sink_handoff, setup),
         cmocka_unit_test_setup(test_arp_request_answered, setup),
         cmocka_unit_test_setup(test_arp_request_unpadded_and_unicast, setup),
         cmocka_unit_test_setup(test_arp_probe_answered_not_learned, setup),

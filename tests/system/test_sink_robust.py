@@ -1,0 +1,130 @@
+"""Hostile peers against the sink (issue: the TCP/UDP sink, robustness; issue: robustness,
+floods): a SYN flood from spoofed addresses while a transfer runs, TCP segments with hostile
+options, a peer that closes its window, fragments that never complete. Each time the transfer
+completes, the appliance keeps answering, and what it dropped is counted."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from netlab import HOSTS, Lab, ns_run
+from qemu import DEFAULT_ELF, ROOT
+from test_sink_basic import APPLIANCE, CLIENT, client, settled
+
+HOSTILE = os.path.join(ROOT, "tests", "system", "tcp_hostile.py")
+
+
+@pytest.fixture
+def lab():
+    lab = Lab(kernel=DEFAULT_ELF, smp=4)
+    try:
+        lab.guest.wait_ready()
+        lab.wait_links()
+        assert " 0% packet loss" in lab.ping(0, count=1).stdout
+        yield lab
+    finally:
+        lab.close()
+
+
+def port0_mac(lab):
+    lab.guest.send("ports\r")
+    m = lab.guest.expect(r"port0 +\S+ +\S+ +([0-9a-f:]{17})", 10)
+    lab.guest.expect(r"wirespeed> ", 10)
+    return m.group(1)
+
+
+class Stream:
+    """A discard transfer running in the background while something hostile happens."""
+
+    def __init__(self, lab, nbytes=20_000_000):
+        self.nbytes = nbytes
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", lab.nss[0], "/usr/bin/python3", CLIENT, "tcp-discard",
+             APPLIANCE, str(nbytes)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)
+
+    def finish(self, timeout=240):
+        out, err = self.proc.communicate(timeout=timeout)
+        assert self.proc.returncode == 0, err
+        r = json.loads(out)
+        assert r["sent"] == self.nbytes and r["eof"], r
+        return r
+
+
+@pytest.mark.parametrize("flags", ["-S", "-A"], ids=["syn", "ack"])
+def test_flood_during_transfer(lab, flags):
+    """15,000 SYNs (or stray ACKs) from random spoofed sources to the discard port while a
+    transfer to the same port runs: the transfer completes with every byte, and a new client
+    connects right after (half-open connections are evicted, not left to block the
+    listener)."""
+    stream = Stream(lab, 30_000_000)
+    flood = subprocess.Popen(
+        ["ip", "netns", "exec", lab.nss[0], "hping3", "-q", flags, "-p", "9", "--rand-source",
+         "-i", "u200", "-c", "15000", APPLIANCE],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        stream.finish()
+        flood.wait(timeout=120)
+    finally:
+        if flood.poll() is None:
+            flood.kill()
+            flood.wait()
+    r = client(lab, "tcp-discard", 1_000_000)  # the listener still accepts
+    assert r["eof"], r
+    st = settled(lab)
+    sink = st["sink"]
+    assert sink["discard"]["rx_bytes"] == 31_000_000, sink["discard"]
+    assert sink["discard"]["tests_done"] == 2, sink["discard"]
+    if flags == "-S":
+        assert sink["tcp"]["half_open_evicted"] > 0, sink["tcp"]
+    else:  # every stray ACK is answered with a reset (RFC 9293 3.10.7.1), none accepted
+        assert sink["tcp"]["resets_sent"] > 0 and sink["tcp"]["passive_opens"] == 2, sink["tcp"]
+    assert " 0% packet loss" in lab.ping(0, count=2).stdout
+
+
+def test_hostile_options_and_zero_window(lab):
+    mac = port0_mac(lab)
+    stream = Stream(lab)
+    r = ns_run(lab.nss[0], "/usr/bin/python3", HOSTILE, lab.taps[0], APPLIANCE, mac,
+               timeout=180)
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["handshake"], out
+    # Every data segment was taken despite its options, and echoed back.
+    assert out["data_hostile_acked"] == 10 and out["echoed_bytes"] == 640, out
+    # With our window shut, the appliance probed with at most one byte and sent the rest
+    # only once the window opened.
+    assert out["zero_window_probes"] >= 1 and out["zero_window_max_probe_bytes"] <= 1, out
+    assert out["before_window_closed"] == 100 and out["after_window_opened"] == 1000, out
+    assert out["syn_hostile_answered"] >= 1, out
+    stream.finish()
+    # The appliance is fine: a normal transfer right after.
+    e = client(lab, "tcp-echo", 1_000_000)
+    assert e["equal"], e
+    assert " 0% packet loss" in lab.ping(0, count=2).stdout
+
+
+def test_fragments_that_never_complete(lab):
+    """First fragments of 65507-byte datagrams whose other fragments never come: lwIP holds
+    their buffers only until the reassembly timeout, then every buffer goes home."""
+    code = ("import socket, struct, random\n"
+            "s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)\n"
+            "for i in range(300):\n"
+            "    payload = b'f' * 1480\n"
+            "    hdr = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(payload), 4000 + i,\n"
+            "                      0x2000, 64, 17, 0, socket.inet_aton('198.18.0.2'),\n"
+            f"                      socket.inet_aton('{APPLIANCE}'))\n"
+            f"    s.sendto(hdr + payload, ('{APPLIANCE}', 0))\n")
+    stream = Stream(lab)
+    ns_run(lab.nss[0], "/usr/bin/python3", "-c", code)
+    stream.finish()
+    # While they wait, a full datagram still gets through.
+    assert client(lab, "udp-echo", 3, 65507)["echoed"] == 3
+    st = settled(lab, timeout=30)
+    assert st["sink"]["discard"]["rx_bytes"] == 20_000_000  # IP_REASS_MAXAGE is 5 s
+    ip = st["sink"]["ip"]
+    assert ip["reassembly_failed"] >= 1, ip
+    assert st["sink"]["netif"]["rx_wrapped"] == st["sink"]["netif"]["rx_released"]
+    handed = sum(c["sink_handed"] for c in st["cores"])
+    assert handed == sum(c["sink_reclaimed"] for c in st["cores"])
