@@ -4,8 +4,8 @@ client runs in port0's namespace. Each test ends with the appliance holding noth
 
 The appliance prints one line per test ("netperf: TCP_STREAM on port P done after ...: rx N B
 in C, tx N B in C, T trans") and one per client ("netperf: client A closed; N connections
-held"); the byte checks compare those with what the client reports, and with `stats json`'s
-sink counters when the firmware has them."""
+held"); the byte checks compare those with what the client reports and with `stats json`'s
+sink counters (sink.netperf)."""
 import re
 import signal
 import subprocess
@@ -83,18 +83,8 @@ def client_gone(lab, timeout=30):
 
 
 def sink_netperf_stats(lab):
-    """stats json's netperf counters, or None while the firmware has no "sink" key."""
-    st = lab.stats()
-    def find(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("netperf"), dict):
-                return node["netperf"]
-            for v in node.values():
-                r = find(v)
-                if r is not None:
-                    return r
-        return None
-    return find(st.get("sink")) if "sink" in st else None
+    """stats json's netperf counters (sink_stats[SINK_NETPERF])."""
+    return lab.stats()["sink"]["netperf"]
 
 
 def run_and_check(lab, args, test):
@@ -108,12 +98,15 @@ def run_and_check(lab, args, test):
     assert end["how"] in (("done", "timed out") if test.startswith("UDP") else ("done",)), end
     assert client_gone(lab) == ("closed", 0)
     after = sink_netperf_stats(lab)
-    if after is not None:
-        assert after["active"] == 0
-        if before is not None:
-            assert after["rx_bytes"] - before["rx_bytes"] == end["rx"]
-            assert after["tx_bytes"] - before["tx_bytes"] == end["tx"]
-            assert after["tests_done"] - before["tests_done"] == 1
+    # the appliance's counters moved by exactly what its test line says
+    assert after["active"] == 0
+    assert after["rx_bytes"] - before["rx_bytes"] == end["rx"]
+    assert after["tx_bytes"] - before["tx_bytes"] == end["tx"]
+    if test.startswith("UDP"):
+        assert after["rx_datagrams"] - before["rx_datagrams"] == end["rxc"]
+    assert after["tests_run"] - before["tests_run"] == 1
+    assert after["tests_done"] - before["tests_done"] == 1
+    assert after["tests_failed"] == before["tests_failed"]
     return r, end
 
 
@@ -238,9 +231,9 @@ def test_more_clients_than_the_bound_are_refused(lab):
     gone = console_lines(lab, CLIENT_RE, 2)
     assert gone[-1].group("why") == "closed" and gone[-1].group("held") == "0", gone
     after = sink_netperf_stats(lab)
-    if before is not None and after is not None:
-        assert after["refused"] - before["refused"] == 1
-        assert after["active"] == 0
+    assert after["refused"] - before["refused"] == 1
+    assert after["tests_done"] - before["tests_done"] == 2
+    assert after["active"] == 0
 
 
 @pytest.mark.parametrize("test", ["TCP_STREAM", "TCP_MAERTS", "UDP_STREAM"])
@@ -253,9 +246,7 @@ def test_client_killed_mid_test_frees_everything(lab, test):
     # whatever arrives first (data FIN or RST, control FIN), nothing may stay held
     why, held = client_gone(lab, timeout=30)
     assert held == 0, why
-    st = sink_netperf_stats(lab)
-    if st is not None:
-        assert st["active"] == 0
+    assert sink_netperf_stats(lab)["active"] == 0
 
 
 # --- hostile control input, from a raw socket -----------------------------------------------
@@ -319,8 +310,7 @@ def test_unknown_types_get_998_and_passphrase_gets_nothing(lab):
     why, held = client_gone(lab)
     assert held == 0
     after = sink_netperf_stats(lab)
-    if before is not None and after is not None:
-        assert after["protocol_errors"] - before["protocol_errors"] == 3
+    assert after["protocol_errors"] - before["protocol_errors"] == 3
 
 
 def test_unsupported_family_is_refused_with_an_errno(lab):
