@@ -23,14 +23,14 @@
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 
-#define NP_CTL_IDLE_MS 30000u        /* a control connection without a request is dropped */
-#define NP_WATCHDOG_MS 600000u       /* tests without a time limit (-l 0, -l -N) */
-#define NP_MAX_TEST_S 86400          /* longer test_length values are capped for deadlines */
-#define NP_DRAIN_MS 30000u /* MAERTS: the client acks what was queued (or FINs) well before */
-#define NP_FILL_BYTES 65535u         /* tcp_write takes at most a u16_t */
-#define NP_CPU_FLOOR_PCT 0.01f       /* 0.0 makes the client substitute its own CPU figures */
-#define NP_CONG_CONTROL "reno"       /* lwIP's congestion control (RFC 5681) */
-#define NP_OWED_FOREVER UINT64_MAX   /* MAERTS: send until the deadline */
+#define NP_CTL_IDLE_MS 30000u      /* no whole request for this long: the session is dropped */
+#define NP_WATCHDOG_MS 600000u     /* tests without a time limit (-l 0, -l -N) */
+#define NP_MAX_TEST_S 86400        /* longer test_length values are capped for deadlines */
+#define NP_DRAIN_MS 30000u         /* MAERTS: the client acks what was queued (or FINs) */
+#define NP_FILL_BYTES 65535u       /* tcp_write takes at most a u16_t */
+#define NP_CPU_FLOOR_PCT 0.01f     /* 0.0 makes the client substitute its own CPU figures */
+#define NP_CONG_CONTROL "reno"     /* lwIP's congestion control (RFC 5681) */
+#define NP_OWED_FOREVER UINT64_MAX /* MAERTS: send until the deadline */
 
 enum np_state {
     NP_FREE,  /* slot unused */
@@ -463,7 +463,8 @@ static struct udp_pcb *np_open_udp(uint16_t port)
     if (pcb == NULL) {
         return NULL;
     }
-    ip_set_option(pcb, SOF_REUSEADDR);
+    /* No SO_REUSEADDR: a removed UDP pcb frees its port at once, and with the flag two tests
+     * asking for one port would share it (udp_bind lets flagged pcbs overlap). */
     if (udp_bind(pcb, IP4_ADDR_ANY, port) != ERR_OK) {
         udp_remove(pcb);
         return NULL;
@@ -569,11 +570,13 @@ static void np_start(struct np_session *s)
     NP_STATS->tests_run++;
 }
 
-/* np_process: one whole message from the control connection, while no test runs. */
+/* np_process: one whole message from the control connection, while no test runs. Only whole
+ * messages keep a session alive: one trickled a byte at a time still times out. */
 static void np_process(struct np_session *s)
 {
     uint8_t msg[NETPERF_MSG_BYTES];
     uint32_t type = netperf_msg_type(s->rx.buf);
+    s->idle_since_ms = sink_now_ms();
     switch (type) {
     case NETPERF_MSG_DO_OMNI:
         np_start(s);
@@ -633,7 +636,6 @@ static err_t np_ctl_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         return err;
     }
     tcp_recved(pcb, p->tot_len);
-    s->idle_since_ms = sink_now_ms();
     for (struct pbuf *q = p; q != NULL && s->state != NP_FREE; q = q->next) {
         np_ctl_feed(s, q->payload, q->len);
     }
