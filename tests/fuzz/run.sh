@@ -79,9 +79,9 @@ for h in "${harnesses[@]}"; do
     mapfile -t inputs < <(find "$dir" -type f ! -name '*.md' ! -name '.*' | sort)
     [[ ${#inputs[@]} -gt 0 ]] || continue
     if "$OUT/$h" -runs=1 "${inputs[@]}" > "$OUT/logs/$h.regressions.log" 2>&1; then
-        printf '%-15s regressions: %d inputs ok\n' "$h" "${#inputs[@]}"
+        printf '%-18s regressions: %d inputs ok\n' "$h" "${#inputs[@]}"
     else
-        printf '%-15s regressions: FAILED (log: %s)\n' "$h" "$OUT/logs/$h.regressions.log"
+        printf '%-18s regressions: FAILED (log: %s)\n' "$h" "$OUT/logs/$h.regressions.log"
         grep -E "invariant broken|ERROR: |SUMMARY: |Running: " "$OUT/logs/$h.regressions.log" |
             head -n 8 | sed 's/^/    /'
         failed=1
@@ -109,13 +109,13 @@ for h in "${harnesses[@]}"; do
     execs=$(stat number_of_executed_units "$OUT/logs/$h.log")
     rate=$(stat average_exec_per_sec "$OUT/logs/$h.log")
     if [[ $rc -eq 0 ]]; then
-        printf '%-15s %12s execs %8s exec/s  %ss  ok\n' "$h" "${execs:-?}" "${rate:-?}" "$secs"
+        printf '%-18s %12s execs %8s exec/s  %ss  ok\n' "$h" "${execs:-?}" "${rate:-?}" "$secs"
         continue
     fi
     failed=1
     artifact=$(find "$crashes" -type f -newer "$OUT/$h" -printf '%T@ %p\n' | sort -n |
         tail -n 1 | cut -d' ' -f2-)
-    printf '%-15s %12s execs %8s exec/s  FAILED (exit %d)\n' "$h" "${execs:-?}" "${rate:-?}" $rc
+    printf '%-18s %12s execs %8s exec/s  FAILED (exit %d)\n' "$h" "${execs:-?}" "${rate:-?}" $rc
     grep -E "invariant broken|ERROR: |SUMMARY: " "$OUT/logs/$h.log" | head -n 4 | sed 's/^/    /'
     if [[ -n $artifact && $(find "$crashes" -type f | wc -l) -gt $before ]]; then
         cat <<EOF
