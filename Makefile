@@ -20,6 +20,7 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 NEWLIB_INC := $(NEWLIB_DIR)/x86_64-elf/include
 NEWLIB_LIB := $(NEWLIB_DIR)/x86_64-elf/lib
 NEWLIB_STAMP := $(NEWLIB_DIR)/.stamp
+CJSON_DIR := build/src/cjson-1.7.15
 GCC_INC := $(shell $(CC) -print-file-name=include)
 LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 
@@ -50,6 +51,7 @@ KERNEL_SRCS := \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
+	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
 	apps/sink/netperf.c apps/sink/netperf_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c
 
@@ -62,8 +64,8 @@ LWIP_INC := -Inet/lwip-port -I$(LWIP_DIR)/include
 # Third-party code keeps its own style: our warnings, but not as errors.
 LWIP_CFLAGS := $(filter-out -Werror -Wextra,$(KCFLAGS)) $(LWIP_INC)
 KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS))) \
-	$(patsubst $(LWIP_DIR)/%.c,$(OBJ)/lwip/%.o,$(LWIP_SRCS))
-KCFLAGS += $(LWIP_INC)
+	$(patsubst $(LWIP_DIR)/%.c,$(OBJ)/lwip/%.o,$(LWIP_SRCS)) $(OBJ)/cjson/cJSON.o
+KCFLAGS += $(LWIP_INC) -I$(CJSON_DIR)
 
 .PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
 	bench clean distclean
@@ -111,6 +113,12 @@ $(OBJ)/%.o: %.c $(GEN)/config.h $(GEN)/gitrev.h $(NEWLIB_STAMP)
 $(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c $(GEN)/config.h $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      lwip/$*.c"
+	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
+
+# cJSON 1.7.15 (Debian's source package): the iperf3 server's params and results JSON.
+$(OBJ)/cjson/cJSON.o: $(CJSON_DIR)/cJSON.c $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      cjson/cJSON.c"
 	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.S $(GEN)/config.h
@@ -166,7 +174,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model test_netperf_proto
+	test_ixgbe_model test_iperf3_proto test_netperf_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -179,6 +187,8 @@ test_pkb_SRCS := net/pkb.c
 test_route_SRCS := net/route.c net/inet.c
 test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
+test_iperf3_proto_SRCS := apps/sink/iperf3_proto.c $(CJSON_DIR)/cJSON.c
+test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
@@ -189,11 +199,11 @@ define unit_rule
 build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
 		drivers/nic/*.h tests/fakes/*.h tests/model/*.h apps/*/*.h)
 	@mkdir -p build/unit
-	$$(HOSTCC) $$(UNIT_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
+	$$(HOSTCC) $$(UNIT_CFLAGS) $$($(1)_CFLAGS) $$< $$($(1)_SRCS) -lcmocka -o $$@
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
-unit: setup $(addprefix build/unit/,$(UNIT_TESTS))
+unit: setup sources $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
 # The 82599 device model's tests; the driver-against-model tests join here.
@@ -259,10 +269,10 @@ test: unit hostsim test-model fuzz-smoke test-system
 # libFuzzer harnesses for every parser of outside bytes (tests/fuzz/README.md): `make fuzz`
 # runs each for FUZZ_SECONDS; `make test` replays the regression inputs and fuzzes each briefly.
 FUZZ_SECONDS ?= 60
-fuzz: setup
+fuzz: setup sources
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-smoke: setup
+fuzz-smoke: setup sources
 	tests/fuzz/run.sh 5
 
 # Benchmarks print numbers; they never pass or fail on speed (tests/bench/README.md).

@@ -271,6 +271,51 @@ def rx_ring_seeds():
     }
 
 
+# --- fuzz_iperf3: a client's control stream, then UDP datagrams (apps/sink/iperf3_proto.c) ---------
+
+IPERF3_COOKIE = b"zqmxz2dddltgcocuvjtnzygeopaom6k3ohvy\0"  # captured (protocol doc, B.1)
+
+
+def iperf3_json(text):
+    return struct.pack(">I", len(text)) + text
+
+
+def iperf3_seed(params, max_streams=16, split=0, datagrams=b"", results=b'{"streams":[]}'):
+    ctl = (IPERF3_COOKIE + iperf3_json(params) + bytes([4]) + iperf3_json(results) + bytes([16]))
+    return bytes([max_streams - 1, split]) + struct.pack(">H", len(ctl)) + ctl + datagrams
+
+
+def iperf3_dgram(seq, sec=840, usec=47000, size=40, c64=False):
+    hdr = struct.pack(">II", sec, usec) + (struct.pack(">Q", seq) if c64 else struct.pack(">I", seq))
+    body = hdr + bytes(size - len(hdr))
+    return bytes([len(body)]) + body
+
+
+def iperf3_seeds():
+    tcp = (b'{"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,'
+           b'"pacing_timer":1000,"client_version":"3.12"}')
+    udp = (b'{"udp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":32768,'
+           b'"bandwidth":10000000,"pacing_timer":1000,"client_version":"3.12"}')
+    rev = (b'{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":2,"reverse":true,'
+           b'"len":131072,"bandwidth":200000000,"pacing_timer":1000,"client_version":"3.12"}')
+    udp64 = b'{"udp":true,"parallel":4,"len":1460,"udp_counters_64bit":1,"bandwidth":0}'
+    results = (b'{"cpu_util_total":26.5,"cpu_util_user":0.52,"cpu_util_system":25.98,'
+               b'"sender_has_retransmits":1,"congestion_used":"bbr","streams":[{"id":1,'
+               b'"bytes":6250692608,"retransmits":0,"jitter":0,"errors":0,"packets":0,'
+               b'"start_time":0,"end_time":2.00055}]}')
+    lossy = b"".join(iperf3_dgram(s, usec=1000 * s) for s in (1, 2, 5, 3, 6, 4, 10))
+    return {
+        "tcp": iperf3_seed(tcp, results=results),
+        "tcp_bytewise": iperf3_seed(tcp, split=1, results=results),
+        "udp_lossy": iperf3_seed(udp, datagrams=lossy),
+        "reverse_parallel": iperf3_seed(rev, split=7),
+        "udp64_bound": iperf3_seed(udp64, max_streams=4,
+                                   datagrams=iperf3_dgram(1 << 33, c64=True) + iperf3_dgram(7)),
+        "refused_bidir": iperf3_seed(b'{"tcp":true,"parallel":1,"bidirectional":true}'),
+        "bad_cookie": bytes([15, 0, 0, 40]) + b"GET / HTTP/1.1\r\nHost: appliance\r\n\r\nxx",
+    }
+
+
 # --- fuzz_netperf_proto: byte 0 picks the piece size (value + 1); then the control stream ------
 
 def netperf_msg(words, raw=b""):
@@ -316,6 +361,7 @@ def main():
         "fuzz_console": console_seeds(),
         "fuzz_config": config_seeds(repo),
         "fuzz_rx_ring": rx_ring_seeds(),
+        "fuzz_iperf3": iperf3_seeds(),
         "fuzz_netperf_proto": netperf_seeds(),
     }
     for harness, seeds in sets.items():
