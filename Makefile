@@ -52,6 +52,7 @@ KERNEL_SRCS := \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
 	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
+	apps/sink/netperf.c apps/sink/netperf_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c
 
 # lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
@@ -173,7 +174,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model test_iperf3_proto test_nic_txwd
+	test_ixgbe_model test_iperf3_proto test_nic_txwd test_netperf_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -188,6 +189,7 @@ test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
 test_iperf3_proto_SRCS := apps/sink/iperf3_proto.c $(CJSON_DIR)/cJSON.c
 test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
+test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)

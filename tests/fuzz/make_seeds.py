@@ -316,6 +316,40 @@ def iperf3_seeds():
     }
 
 
+# --- fuzz_netperf_proto: byte 0 picks the piece size (value + 1); then the control stream ------
+
+def netperf_msg(words, raw=b""):
+    """A 656-byte netperf message: {offset: BE32 value} over zeros, then raw bytes at 160."""
+    m = bytearray(656)
+    for off, v in words.items():
+        struct.pack_into("!I", m, off, v & 0xFFFFFFFF)
+    m[160:160 + len(raw)] = raw
+    return bytes(m)
+
+
+def netperf_seeds():
+    # DO_OMNI TCP_STREAM -l 2 as Debian's netperf sends it (protocol doc, Appendix A.1)
+    base = {0: 97, 4: -1, 8: -1, 12: -1, 16: 8, 24: 2, 28: -1, 32: -1, 36: -1, 40: 8, 52: -1,
+            56: 0x20, 64: 2, 76: -1, 80: -1, 84: -1, 92: 4, 96: 1, 100: 6, 104: 4, 108: 34873,
+            152: -1, 156: -1}
+    stream = netperf_msg(base)
+    maerts = netperf_msg({**base, 104: 2})
+    rr = netperf_msg({**base, 24: 1, 28: 1, 48: 1, 52: 1, 104: 6})
+    udp = netperf_msg({**base, 24: 3329, 56: 0, 96: 2, 100: 17})
+    udp_rr = netperf_msg({**base, 28: 1, 52: 1, 96: 2, 100: 17, 104: 6})
+    again = netperf_msg({**base, 88: 39267})
+    crr = netperf_msg({**base, 56: 0x24, 104: 6, 28: 1, 52: 1})
+    return {
+        "tcp_stream": b"\xff" + stream,
+        "tcp_maerts_split_7": b"\x06" + maerts,
+        "tcp_rr_then_udp_rr": b"\x63" + rr + udp_rr,
+        "udp_stream_bytewise": b"\x00" + udp,
+        "iterations_same_port": b"\xff" + stream + again + again[:100],
+        "passphrase_then_omni": b"\x80" + netperf_msg({0: 6, 4: -1}, b"secret\0") + stream,
+        "crr_and_unknown": b"\x20" + crr + netperf_msg({0: 12345}),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
@@ -328,6 +362,7 @@ def main():
         "fuzz_config": config_seeds(repo),
         "fuzz_rx_ring": rx_ring_seeds(),
         "fuzz_iperf3": iperf3_seeds(),
+        "fuzz_netperf_proto": netperf_seeds(),
     }
     for harness, seeds in sets.items():
         d = os.path.join(root, harness)

@@ -38,12 +38,14 @@ declare -A SRCS=(
     [fuzz_config]="config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c"
     [fuzz_rx_ring]="drivers/nic/intel_ring.c net/pkb.c"
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
+    [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
 )
 # Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
 # eviction and out-of-memory paths (see the harnesses): the same code, other sizes.
 declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TABLE_BITS=4"
     [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15")
-ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fuzz_iperf3)
+ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fuzz_iperf3
+    fuzz_netperf_proto)
 
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
@@ -80,9 +82,9 @@ for h in "${harnesses[@]}"; do
     mapfile -t inputs < <(find "$dir" -type f ! -name '*.md' ! -name '.*' | sort)
     [[ ${#inputs[@]} -gt 0 ]] || continue
     if "$OUT/$h" -runs=1 "${inputs[@]}" > "$OUT/logs/$h.regressions.log" 2>&1; then
-        printf '%-15s regressions: %d inputs ok\n' "$h" "${#inputs[@]}"
+        printf '%-18s regressions: %d inputs ok\n' "$h" "${#inputs[@]}"
     else
-        printf '%-15s regressions: FAILED (log: %s)\n' "$h" "$OUT/logs/$h.regressions.log"
+        printf '%-18s regressions: FAILED (log: %s)\n' "$h" "$OUT/logs/$h.regressions.log"
         grep -E "invariant broken|ERROR: |SUMMARY: |Running: " "$OUT/logs/$h.regressions.log" |
             head -n 8 | sed 's/^/    /'
         failed=1
@@ -110,13 +112,13 @@ for h in "${harnesses[@]}"; do
     execs=$(stat number_of_executed_units "$OUT/logs/$h.log")
     rate=$(stat average_exec_per_sec "$OUT/logs/$h.log")
     if [[ $rc -eq 0 ]]; then
-        printf '%-15s %12s execs %8s exec/s  %ss  ok\n' "$h" "${execs:-?}" "${rate:-?}" "$secs"
+        printf '%-18s %12s execs %8s exec/s  %ss  ok\n' "$h" "${execs:-?}" "${rate:-?}" "$secs"
         continue
     fi
     failed=1
     artifact=$(find "$crashes" -type f -newer "$OUT/$h" -printf '%T@ %p\n' | sort -n |
         tail -n 1 | cut -d' ' -f2-)
-    printf '%-15s %12s execs %8s exec/s  FAILED (exit %d)\n' "$h" "${execs:-?}" "${rate:-?}" $rc
+    printf '%-18s %12s execs %8s exec/s  FAILED (exit %d)\n' "$h" "${execs:-?}" "${rate:-?}" $rc
     grep -E "invariant broken|ERROR: |SUMMARY: " "$OUT/logs/$h.log" | head -n 4 | sed 's/^/    /'
     if [[ -n $artifact && $(find "$crashes" -type f | wc -l) -gt $before ]]; then
         cat <<EOF
