@@ -128,3 +128,30 @@ def test_fragments_that_never_complete(lab):
     assert st["sink"]["netif"]["rx_wrapped"] == st["sink"]["netif"]["rx_released"]
     handed = sum(c["sink_handed"] for c in st["cores"])
     assert handed == sum(c["sink_reclaimed"] for c in st["cores"])
+
+
+def test_syn_flood_during_iperf3(lab):
+    """The issue's form: a SYN flood at the iperf3 port while `iperf3 -c -P 2` runs there; the
+    client connects (control and both streams) through the flood, completes without error,
+    and its byte count is the appliance's."""
+    before = settled(lab)["sink"]["iperf3"]
+    flood = subprocess.Popen(
+        ["ip", "netns", "exec", lab.nss[0], "hping3", "-q", "-S", "-p", "5201", "--rand-source",
+         "-i", "u200", "-c", "20000", APPLIANCE],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        r = ns_run(lab.nss[0], "iperf3", "-c", APPLIANCE, "-t", "5", "-P", "2", "-J",
+                   check=False, timeout=120)
+        flood.wait(timeout=120)
+    finally:
+        if flood.poll() is None:
+            flood.kill()
+            flood.wait()
+    j = json.loads(r.stdout)
+    assert r.returncode == 0 and "error" not in j, j.get("error")
+    st = settled(lab)
+    after = st["sink"]["iperf3"]
+    assert j["end"]["sum_received"]["bytes"] == after["rx_bytes"] - before["rx_bytes"]
+    assert after["tests_done"] - before["tests_done"] == 1
+    assert st["sink"]["tcp"]["half_open_evicted"] > 0, st["sink"]["tcp"]
