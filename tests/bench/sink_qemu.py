@@ -28,7 +28,10 @@ def sink_core_use(before, after):
     segs = after["sink"]["tcp"]["segments_in"] - before["sink"]["tcp"]["segments_in"]
     dgrams = after["sink"]["udp"]["datagrams_in"] - before["sink"]["udp"]["datagrams_in"]
     pct = 100.0 * busy / (busy + idle) if busy + idle else 0.0
-    return pct, (busy / segs if segs else None), (busy / dgrams if dgrams else None)
+    # A UDP run's few TCP segments are its control connection: per datagram is what matters.
+    if dgrams > segs:
+        return pct, None, busy / dgrams
+    return pct, (busy / segs if segs else None), None
 
 
 def fmt(x):
