@@ -136,12 +136,14 @@ $(BUILD)/wirespeed.pass1.elf: $(KERNEL_OBJS) $(OBJ)/ksyms0.o linker/kernel.ld
 	$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) $(OBJ)/ksyms0.o $(NEWLIB_LIB)/libm.a $(NEWLIB_LIB)/libc.a $(LIBGCC)
 
 $(OBJ)/ksyms0.o: $(BUILD)/ksyms0.S
+	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
 $(BUILD)/ksyms.S: $(BUILD)/wirespeed.pass1.elf tools/gen-ksyms
 	tools/gen-ksyms $< $@
 
 $(OBJ)/ksyms.o: $(BUILD)/ksyms.S
+	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
 $(ELF): $(KERNEL_OBJS) $(OBJ)/ksyms.o linker/kernel.ld
