@@ -275,7 +275,8 @@ def rx_ring_seeds():
 
 def tx_frame(cls=0, fwd=False, garbage=None, length=None):
     """One frame of a burst: length class (7: the 2 bytes of `length` follow), flags."""
-    spec = (7 if length is not None else cls) | (8 if fwd else 0) | (16 if garbage is not None else 0)
+    spec = 7 if length is not None else cls
+    spec |= (8 if fwd else 0) | (16 if garbage is not None else 0)
     out = bytes([spec])
     if length is not None:
         out += struct.pack("!H", length)
