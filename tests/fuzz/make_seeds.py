@@ -271,6 +271,63 @@ def rx_ring_seeds():
     }
 
 
+# --- fuzz_tx_ring: byte 0 sets up the ring; then operations -----------------------------------
+
+def tx_frame(cls=0, fwd=False, garbage=None, length=None):
+    """One frame of a burst: length class (7: the 2 bytes of `length` follow), flags."""
+    spec = 7 if length is not None else cls
+    spec |= (8 if fwd else 0) | (16 if garbage is not None else 0)
+    out = bytes([spec])
+    if length is not None:
+        out += struct.pack("!H", length)
+    if garbage is not None:
+        out += bytes([garbage])
+    return out
+
+
+def tx_ring_seeds():
+    burst = lambda *frames: bytes([0, len(frames)]) + b"".join(frames)
+    nic = lambda fetch, wb: bytes([3, fetch, wb])
+    reclaim, idle, reset = bytes([6]), bytes([7]), bytes([9])
+    hold = lambda n: bytes([8, n])
+    free_all = bytes([8, 0x80])
+    h_slot = lambda slot, status: bytes([10, slot]) + struct.pack("!I", status)
+    h_unplaced = bytes([11])
+    h_past = lambda k: bytes([12, k])
+    h_early = lambda k: bytes([13, k])
+    h_twice = lambda k: bytes([14, k])
+    junk_wb = lambda n: bytes([15, n]) + bytes([0xfe, 0xff, 0xff, 0xff]) + b"\xa5" * 12
+    small = tx_frame(0)
+    steady = (burst(small, tx_frame(1), small, tx_frame(2, fwd=True)) + nic(4, 4) + reclaim
+              + burst(tx_frame(length=300), small) + nic(2, 1) + idle + nic(0, 1) + reclaim) * 4
+    lengths = (burst(tx_frame(3), tx_frame(4), small, tx_frame(5), tx_frame(6, fwd=True),
+                     tx_frame(length=0), tx_frame(length=2049), tx_frame(length=2048),
+                     tx_frame(0, fwd=True, garbage=0xff), tx_frame(1, garbage=0x01))
+               + nic(16, 16) + idle)
+    full = (burst(*[tx_frame(i % 3) for i in range(40)]) + nic(3, 2) + burst(small, small)
+            + nic(16, 16) + burst(*[small] * 9) + nic(16, 16) + reclaim)
+    lagging = (burst(*[small] * 6) + nic(6, 0) + reclaim + idle + nic(0, 2) + reclaim
+               + junk_wb(3) + reclaim + nic(0, 16) + idle)
+    hostile = (burst(*[small] * 5) + h_unplaced + reclaim + h_early(2) + reclaim
+               + nic(3, 3) + h_twice(0) + idle + h_slot(4, 0xffffffff) + reclaim
+               + h_past(5) + burst(small, small) + idle + h_slot(1, 0xfffffffe) + reset
+               + burst(small) + nic(1, 1) + reclaim)
+    reset_mid = (burst(*[tx_frame(0, fwd=bool(i % 2)) for i in range(6)]) + nic(4, 2) + reset
+                 + burst(small, small) + nic(2, 2) + reclaim + reset + reset)
+    starve = (hold(15) + burst(*[small] * 4) + nic(1, 1) + burst(small) + free_all
+              + burst(*[small] * 4) + nic(8, 8) + idle)
+    return {
+        "steady_traffic_16": bytes([0x01 | (3 << 2)]) + steady,
+        "hostile_lengths": bytes([0x01 | (3 << 2)]) + lengths,
+        "ring_full_8": bytes([0x00 | (7 << 2)]) + full,
+        "lagging_writeback": bytes([0x01 | (1 << 2)]) + lagging,
+        "hostile_nic": bytes([0x00 | (3 << 2)]) + hostile,
+        "reset_in_flight": bytes([0x01 | (6 << 2)]) + reset_mid,
+        "small_pool_held": bytes([0x00 | (2 << 2)]) + starve,
+        "big_ring": bytes([0x03 | (7 << 2)]) + steady + full,
+    }
+
+
 # --- fuzz_iperf3: a client's control stream, then UDP datagrams (apps/sink/iperf3_proto.c) ---------
 
 IPERF3_COOKIE = b"zqmxz2dddltgcocuvjtnzygeopaom6k3ohvy\0"  # captured (protocol doc, B.1)
@@ -361,6 +418,7 @@ def main():
         "fuzz_console": console_seeds(),
         "fuzz_config": config_seeds(repo),
         "fuzz_rx_ring": rx_ring_seeds(),
+        "fuzz_tx_ring": tx_ring_seeds(),
         "fuzz_iperf3": iperf3_seeds(),
         "fuzz_netperf_proto": netperf_seeds(),
     }

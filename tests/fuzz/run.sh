@@ -37,15 +37,17 @@ declare -A SRCS=(
     [fuzz_console]="kernel/console_line.c"
     [fuzz_config]="config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c"
     [fuzz_rx_ring]="drivers/nic/intel_ring.c net/pkb.c"
+    [fuzz_tx_ring]="drivers/nic/intel_ring.c net/pkb.c"
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
 )
 # Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
-# eviction and out-of-memory paths (see the harnesses): the same code, other sizes.
+# eviction and out-of-memory paths (see the harnesses): the same code, other sizes. fuzz_tx_ring
+# takes the ring's register writes itself (kernel/mmio.h's host build) to count the tail writes.
 declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TABLE_BITS=4"
-    [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15")
-ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fuzz_iperf3
-    fuzz_netperf_proto)
+    [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15" [fuzz_tx_ring]="-DWS_HOST_MMIO")
+ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fuzz_tx_ring
+    fuzz_iperf3 fuzz_netperf_proto)
 
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then

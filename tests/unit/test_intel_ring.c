@@ -1,9 +1,9 @@
 /*
  * tests/unit/test_intel_ring.c: the shared Intel RX/TX rings against the fake NIC: fill and
  * tail rules, frame metadata, wraparound, missed frames, empty pools, error and oversize
- * write-backs, TX placement, completion-time accounting, ring-full drops and a slow NIC. Every
- * test checks buffer conservation (pool + RX ring + TX ring + test == pool size, each buffer in
- * exactly one place) after each step and at the end.
+ * write-backs, TX placement, completion-time accounting, ring-full drops, a slow NIC and which
+ * DD bits TX reclaim trusts. Every test checks buffer conservation (pool + RX ring + TX ring +
+ * test == pool size, each buffer in exactly one place) after each step and at the end.
  * Build: gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined
  *        -fno-sanitize-recover=all -I. -Ikernel tests/unit/test_intel_ring.c
  *        drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c -lcmocka
@@ -804,6 +804,53 @@ static void test_tx_slow_nic(void **state)
     tr_done(t);
 }
 
+/* The ring cannot see the NIC's head: it trusts DD, but only on slots in flight, from
+ * next_to_clean, in order. DD on slots never placed or past a gap is left alone, placement
+ * clears a stale DD, and a DD written before its turn is taken as a completion when its turn
+ * comes (a real NIC writes DD in order; fuzz_tx_ring checks the rest with a hostile one). */
+static void test_tx_reclaim_trusts_dd_in_flight_in_order(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    volatile union idesc_tx *d = t->tx_desc;
+    struct pkb *pk[5];
+
+    (void)state;
+    for (uint32_t s = 0; s < 4; s++) {
+        pk[s] = tr_tx_pkt(t, s, 60);
+    }
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 4), 4); /* slots 0..3 */
+    for (uint16_t i = 4; i < 8; i++) {
+        d[i].wb.status = IDESC_TX_STATUS_DD; /* never placed */
+    }
+    d[2].wb.status = IDESC_TX_STATUS_DD; /* ahead of slots 0 and 1 */
+    assert_int_equal(iring_tx_reclaim(&t->tx), 0);
+    assert_int_equal(t->pool.nfree, 32 - 4);
+    tr_conserved(t);
+
+    d[0].wb.status = IDESC_TX_STATUS_DD | 0xFFFFFFF0U; /* other bits mean nothing */
+    assert_int_equal(iring_tx_reclaim(&t->tx), 1);
+    d[1].wb.status = IDESC_TX_STATUS_DD;
+    assert_int_equal(iring_tx_reclaim(&t->tx), 2); /* slot 2's early DD comes with it */
+    assert_int_equal(t->tx.stats.packets, 3);
+    assert_int_equal(t->tx.stats.bytes, 3 * 60);
+    tr_conserved(t);
+
+    /* Slots 4..7 and 0 are placed again: their old DD is gone, nothing completes. */
+    for (uint32_t s = 0; s < 5; s++) {
+        pk[s] = tr_tx_pkt(t, 10 + s, 100);
+    }
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 5), 5);
+    for (uint16_t i = 4; i < 9; i++) {
+        assert_int_equal(d[i & 7].wb.status & IDESC_TX_STATUS_DD, 0);
+    }
+    assert_int_equal(iring_tx_reclaim(&t->tx), 0);
+    assert_int_equal(iring_tx_in_flight(&t->tx), 6);
+    iring_tx_release(&t->tx);
+    assert_int_equal(t->tx.stats.flushed, 6);
+    assert_int_equal(t->tx.stats.packets, 3);
+    tr_done(t);
+}
+
 /* RX to TX on one core, one pool (the forwarding loop), with a pool too small to fill both
  * rings: conservation holds throughout and the rings keep flowing. */
 static void test_forward_rx_to_tx(void **state)
@@ -872,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_tx_ring_full_drops_and_frees),
         cmocka_unit_test(test_tx_bad_length_dropped),
         cmocka_unit_test(test_tx_slow_nic),
+        cmocka_unit_test(test_tx_reclaim_trusts_dd_in_flight_in_order),
         cmocka_unit_test(test_forward_rx_to_tx),
         cmocka_unit_test(test_release_after_reset_counts_what_is_lost),
     };
