@@ -1170,6 +1170,99 @@ static void test_two_instances_and_log(void **state)
     assert_true(log[1].is_read);
 }
 
+/* ---- board, EEPROM, MDIO, semaphore, flow director, event time ---------------------- */
+
+#define T_EERD 0x10014
+#define T_SWSM 0x10140
+#define T_MSCA 0x0425C
+#define T_MSRWD 0x04260
+#define T_LINKS 0x042A4
+#define T_FDIRCTRL 0x0EE00
+
+static uint16_t eerd(struct fx *f, unsigned word)
+{
+    uint32_t v;
+
+    wr(f, T_EERD, word << 2 | 1u); /* START */
+    v = rd(f, T_EERD);
+    assert_true(v & 2u);           /* DONE */
+    assert_int_equal((v >> 2) & 0x3FFFu, word);
+    return (uint16_t)(v >> 16);
+}
+
+static void test_eeprom_through_eerd(void **state)
+{
+    struct fx *f = *state;
+    uint16_t sum = 0;
+
+    /* EE_SIZE (EEC 14:11) says how many words there are: 2^(size + 6) */
+    assert_int_equal(1u << (((rd(f, T_EEC) >> 11) & 0xFu) + 6), IXGBE_MODEL_EEPROM_WORDS);
+    for (unsigned w = 0; w <= 0x3F; w++) {
+        sum = (uint16_t)(sum + eerd(f, w));
+    }
+    assert_int_equal(sum, 0xBABA); /* the checksum Linux's ixgbe verifies at probe */
+    for (unsigned w = 0x03; w <= 0x0F; w++) {
+        assert_int_equal(eerd(f, w), 0xFFFF); /* module pointers: absent */
+    }
+    f->expect_misuse = true;
+    wr(f, T_EERD, (IXGBE_MODEL_EEPROM_WORDS + 1) << 2 | 1u);
+    assert_int_equal(rd(f, T_EERD) >> 16, 0xFFFF);
+    assert_int_equal(f->misuse, 1);
+}
+
+static void test_mdio_no_phy_and_semaphore(void **state)
+{
+    struct fx *f = *state;
+
+    /* address cycle, then read: each completes at once; nothing drives the bus */
+    wr(f, T_MSCA, 0x40000000u | 1u << 16 | 0x0008u);
+    assert_int_equal(rd(f, T_MSCA) & 0x40000000u, 0);
+    wr(f, T_MSCA, 0x40000000u | 0x0C000000u | 1u << 16);
+    assert_int_equal(rd(f, T_MSCA) & 0x40000000u, 0);
+    assert_int_equal(rd(f, T_MSRWD) >> 16, 0xFFFF);
+    /* SWSM.SMBI: the first read finds it clear and takes it; the next finds it set */
+    assert_int_equal(rd(f, T_SWSM) & 1u, 0);
+    assert_int_equal(rd(f, T_SWSM) & 1u, 1);
+    wr(f, T_SWSM, 2u); /* SWESMBI; SMBI released */
+    assert_int_equal(rd(f, T_SWSM) & 3u, 2u);
+    wr(f, T_SWSM, 0);
+    /* flow director initialisation completes at once */
+    wr(f, T_FDIRCTRL, 0x2u);
+    assert_int_equal(rd(f, T_FDIRCTRL), 0x2u | 0x8u);
+}
+
+static void test_backplane_board_and_next_event(void **state)
+{
+    struct fx *f = *state;
+    struct ixgbe_model_ops ops = {fx_dma_read, fx_dma_write, fx_notify, fx_tx, fx_misuse, f};
+    struct ixgbe_model_config cfg = {.autoc = IXGBE_MODEL_AUTOC_BACKPLANE_KR,
+                                     .autoc2 = IXGBE_MODEL_AUTOC2_BACKPLANE_KR};
+    struct ixgbe_model *sfp = f->m;
+
+    /* the SFP+ default: LINKS has no clause 73 completion */
+    adv(f, IXGBE_MODEL_LINK_UP_NS);
+    assert_int_equal(rd(f, T_LINKS) & 0xC0000000u, 0x40000000u);
+    memcpy(cfg.mac, MAC0, 6);
+    f->m = ixgbe_model_new_config(&ops, &cfg);
+    assert_non_null(f->m);
+    assert_int_equal(rd(f, T_AUTOC), IXGBE_MODEL_AUTOC_BACKPLANE_KR);
+    /* link training started at 0: the next event is the link coming up */
+    ixgbe_model_advance(f->m, 0);
+    assert_int_equal(ixgbe_model_next_event(f->m), IXGBE_MODEL_LINK_UP_NS);
+    ixgbe_model_advance(f->m, IXGBE_MODEL_LINK_UP_NS);
+    assert_int_equal(rd(f, T_LINKS) & 0xC0000000u, 0xC0000000u); /* up, AN complete */
+    assert_int_equal(ixgbe_model_next_event(f->m), UINT64_MAX);
+    /* a reset: its completion, then EEPROM and DMA init, are events */
+    wr(f, T_CTRL, T_CTRL_RST);
+    assert_int_equal(ixgbe_model_next_event(f->m), IXGBE_MODEL_LINK_UP_NS + IXGBE_MODEL_RESET_NS);
+    ixgbe_model_advance(f->m, IXGBE_MODEL_LINK_UP_NS + IXGBE_MODEL_RESET_NS);
+    assert_int_equal(ixgbe_model_next_event(f->m),
+                     IXGBE_MODEL_LINK_UP_NS + IXGBE_MODEL_RESET_NS + IXGBE_MODEL_EEPROM_NS);
+    assert_int_equal(rd(f, T_AUTOC), IXGBE_MODEL_AUTOC_BACKPLANE_KR); /* reloaded */
+    ixgbe_model_free(f->m);
+    f->m = sfp;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1200,6 +1293,10 @@ int main(void)
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_reentrant_callbacks, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_two_instances_and_log, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_eeprom_through_eerd, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_mdio_no_phy_and_semaphore, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_backplane_board_and_next_event, fx_setup,
+                                        fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
