@@ -15,7 +15,13 @@
  *  - Link (§4.6.4, LINKS §8.2.3.22): training starts at power-on, after a reset that left the link
  *    down, on AUTOC.Restart_AN (which also drops an up link; the bit self-clears), and on
  *    plugging the cable; LINKS reads Link_Up|10G IXGBE_MODEL_LINK_UP_NS later. Every link change
- *    raises EICR.LSC. AUTOC/AUTOC2 reset to an SFP+ port (LMS 10G serial, SFI).
+ *    raises EICR.LSC. AUTOC/AUTOC2 reset to what the board's EEPROM loads (ixgbe_model_config:
+ *    an SFP+ port, LMS 10G serial + SFI, unless told otherwise); in the backplane
+ *    auto-negotiation modes LINKS also reports KX_AN_COMP once the link is up.
+ *  - EEPROM reads through EERD (§8.2.3.2.2), completing at once, from the board's image or the
+ *    model's own (valid checksum, module pointers absent); EEC.EE_SIZE matches the image.
+ *  - MDIO (MSCA/MSRWD, §8.2.3.22.11/12): commands complete at once; no PHY answers (all ones).
+ *  - SWSM.SMBI (§8.2.3.4): a read that finds it clear sets it. FDIRCTRL.INIT_DONE reads 1.
  *  - Queue enable latching (§4.6.7.1, §4.6.8.1): RX/TXDCTL.ENABLE reads back the new value at the
  *    next advance(); enabling a queue whose base or length registers were never written is
  *    misuse and the queue stays disabled. RDH/TDH may only be written while the queue is
@@ -34,10 +40,12 @@
  *  - INTx and MSI (interrupts due outside GPIE MSI-X mode are only counted), TCP timer, EITR
  *    low-latency interrupts and CNT_WDIS, EIAM auto-mask on EICR read/EICS write, the MSI-X
  *    function mask and enable (PCI config space: the embedder's business).
- *  - EEPROM/flash contents (EERD, checksum), firmware/manageability semaphores, PHY/I2C/SDP,
- *    SFP module identification, speeds other than 10G, flow control (pause frames), LinkSec,
- *    IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other than 0/1 is reported "not modelled"),
- *    flow director, 5-tuple/EtherType/SYN filters, VLAN filtering, stripping and insertion.
+ *  - EEPROM writes (EEWR) and bit-banging, flash, firmware/manageability (no firmware ever holds
+ *    SWSM.SWESMBI or a GSSR bit), PHY/I2C/SDP, SFP module identification, speeds other than
+ *    10G, flow control (pause frames), LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
+ *    than 0/1 is reported "not modelled"),
+ *    flow director beyond INIT_DONE (filters are stored, never matched: RSS decides), 5-tuple/
+ *    EtherType/SYN filters, VLAN filtering, stripping and insertion.
  *  - RX: legacy and header-split descriptors, RSC, checksum offload (IPCS/L4I stay 0, so a driver
  *    must not trust them), CRC errors (injected frames are always good), per-packet-buffer
  *    sizing other than RXPBSIZE[0], descriptor prefetch/write-back thresholds (write-back is
@@ -678,6 +686,10 @@ struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
     if (!m->log) {
         goto err_log;
     }
+    m->tso_buf = malloc(IXM_TSO_MAX_BYTES);
+    if (!m->tso_buf) {
+        goto err_tso;
+    }
     m->pb_cap = IXM_PB_SLOTS;
     m->pb = calloc(m->pb_cap, sizeof(*m->pb));
     if (!m->pb) {
@@ -706,6 +718,8 @@ struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
     return m;
 
 err_pb:
+    free(m->tso_buf);
+err_tso:
     free(m->log);
 err_log:
     free(m);
@@ -720,6 +734,7 @@ void ixgbe_model_free(struct ixgbe_model *m)
     }
     ixm_rx_flush(m);
     free(m->pb);
+    free(m->tso_buf);
     free(m->log);
     free(m);
 }

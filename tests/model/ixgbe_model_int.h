@@ -265,6 +265,26 @@
 #define IXM_TXD_POPTS 0x00003F00u
 #define IXM_TXD_PAYLEN_SHIFT 14
 #define IXM_TXD_STA_DD 0x00000001u
+#define IXM_TXD_IDX(olinfo) (((olinfo) >> 4) & 0x7u) /* context index (0..1) */
+#define IXM_TXD_POPTS_IXSM 0x00000100u  /* insert the IPv4 header checksum */
+#define IXM_TXD_POPTS_TXSM 0x00000200u  /* insert the TCP/UDP checksum */
+/* Advanced context descriptor (§7.2.3.2.3): VLAN_MACIP_LENS | SEED | TYPE_TUCMD | MSS_L4LEN */
+#define IXM_CTX_IPLEN(w0) ((w0) & 0x1FFu)
+#define IXM_CTX_MACLEN(w0) (((w0) >> 9) & 0x7Fu)
+#define IXM_CTX_TUCMD_IPV4 0x00000400u
+#define IXM_CTX_TUCMD_L4T 0x00001800u
+#define IXM_CTX_TUCMD_L4T_UDP 0x00000000u
+#define IXM_CTX_TUCMD_L4T_TCP 0x00000800u
+#define IXM_CTX_L4LEN(w3) (((w3) >> 8) & 0xFFu)
+#define IXM_CTX_MSS(w3) ((w3) >> 16)
+#define IXM_CTX_IDX(w3) (((w3) >> 4) & 0x7u)
+#define IXM_TSO_MAX_BYTES (256u * 1024u + 512u) /* PAYLEN is 18 bits, plus the headers */
+
+/* One TX context slot (two per queue): what a context descriptor told the queue. */
+struct ixm_tx_ctx {
+    uint32_t maclen, iplen, l4len, mss, tucmd;
+    bool valid;
+};
 
 #define IXM_MIN_FRAME 60u     /* without FCS */
 #define IXM_FCS_BYTES 4u
@@ -302,6 +322,7 @@ struct ixm_txq {
     bool base_set;
     bool len_set;
     bool halted;      /* stopped after a DMA error or misuse until disabled and re-enabled */
+    struct ixm_tx_ctx ctx[2];
 };
 
 struct ixgbe_model {
@@ -337,6 +358,7 @@ struct ixgbe_model {
     uint32_t pb_gen;  /* bumped by a flush: a drain in progress notices */
     uint8_t rx_scratch[IXGBE_MODEL_MAX_FRAME_BYTES + IXM_FCS_BYTES];
     uint8_t tx_scratch[IXGBE_MODEL_MAX_FRAME_BYTES];
+    uint8_t *tso_buf;  /* IXM_TSO_MAX_BYTES: a TSO frame before segmentation */
     bool tx_busy;     /* TX is running (a tx_frame callback may re-enter) */
     bool tx_deferred; /* a nested TX request waits for the outer run to finish */
 

@@ -1077,7 +1077,7 @@ static void test_misuse_tx_paylen_and_unmodelled(void **state)
     assert_int_equal(f->ntx, 1); /* sent anyway */
     tx_desc(f, 0, 1, TX_BUF(0), 64, true, true, 64);
     put64(f, TX_RING(0) + 16 + 8, (uint64_t)(64u << 14) << 32 | 64 | 0x00300000u | 0xA9000000u);
-    EXPECT_MISUSE(f, "TSO", wr(f, T_TDT(0), 2));
+    EXPECT_MISUSE(f, "TSE with no context descriptor", wr(f, T_TDT(0), 2));
     assert_int_equal(rd(f, T_TDH(0)), 1); /* queue halted on the bad descriptor */
 }
 
