@@ -22,6 +22,8 @@
  *    model's own (valid checksum, module pointers absent); EEC.EE_SIZE matches the image.
  *  - MDIO (MSCA/MSRWD, §8.2.3.22.11/12): commands complete at once; no PHY answers (all ones).
  *  - SWSM.SMBI (§8.2.3.4): a read that finds it clear sets it. FDIRCTRL.INIT_DONE reads 1.
+ *    FWSM.FW_VAL reads 1 once the EEPROM auto-read is done (Linux warns "firmware error"
+ *    otherwise: on real boards the management firmware always loads).
  *  - Queue enable latching (§4.6.7.1, §4.6.8.1): RX/TXDCTL.ENABLE reads back the new value at the
  *    next advance(); enabling a queue whose base or length registers were never written is
  *    misuse and the queue stays disabled. RDH/TDH may only be written while the queue is
@@ -425,6 +427,8 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
             m->regs[off / 4] |= IXM_SWSM_SMBI;
         }
         return v;
+    case IXM_FWSM: /* the firmware is valid once the EEPROM has loaded it */
+        return m->ard ? IXM_FWSM_FW_VAL : 0;
     case IXM_FDIRCTRL: /* flow director tables are initialised at once (not modelled beyond) */
         return v | IXM_FDIRCTRL_INIT_DONE;
     case IXM_SECRXSTAT: /* the RX security path is idle (ready) while SECRXCTRL.RX_DIS holds it */
@@ -466,6 +470,7 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
         return;
     case IXM_STATUS:
     case IXM_LINKS:
+    case IXM_FWSM:
         return; /* read-only */
     case IXM_EEC:
         m->regs[off / 4] = val & IXM_EEC_SW_MASK;

@@ -49,6 +49,10 @@
 #define IXM_SWSM 0x10140u
 #define IXM_SWSM_SMBI 0x00000001u
 #define IXM_SWSM_SWESMBI 0x00000002u
+/* FWSM: firmware semaphore/status (§8.2.3.4.x), read-only to software. The chip's management
+ * firmware sets FW_VAL once it has loaded after a reset; no manageability mode (MODE 0). */
+#define IXM_FWSM 0x10148u
+#define IXM_FWSM_FW_VAL 0x00008000u
 
 /* ---- Interrupts (§8.2.3.5, behaviour §7.3) ---------------------------------------------- */
 #define IXM_EICR 0x00800u

@@ -72,6 +72,18 @@ def tap_stats(ref, port):
             for k in ("tx_packets", "rx_packets", "tx_dropped")}
 
 
+def quiet_snapshot(ref):
+    """ethtool -S of both ports and both taps' counters at one quiet moment (the guest and the
+    hosts may send an ARP at any time): retry until no frame crossed a wire meanwhile."""
+    for _ in range(10):
+        taps = [tap_stats(ref, p) for p in (0, 1)]
+        eth = [ethtool_stats(ref, d) for d in ("eth0", "eth1")]
+        if [tap_stats(ref, p) for p in (0, 1)] == taps:
+            return eth, taps
+        time.sleep(0.3)
+    raise AssertionError("the wires never went quiet")
+
+
 def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
     ref = referee
     rc, dmesg = ref.run("dmesg")
@@ -93,8 +105,7 @@ def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
     rc, dmesg = ref.run("dmesg")
     assert len(re.findall(r"ixgbe .*NIC Link is Up 10 Gbps", dmesg)) == 2, dmesg
 
-    before = [ethtool_stats(ref, d) for d in ("eth0", "eth1")]
-    taps0 = [tap_stats(ref, p) for p in (0, 1)]
+    before, taps0 = quiet_snapshot(ref)
     # ping through Linux's forwarding, both ways
     for src, dst in ((0, 1), (1, 0)):
         r = ns_run(ref.nss[src], "ping", "-c", "5", "-i", "0.2", "-W", "2", HOSTS[dst][0],
@@ -117,8 +128,7 @@ def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
     finally:
         srv.wait(timeout=30)
     time.sleep(3)  # ixgbe refreshes its statistics every 2 s (watchdog)
-    after = [ethtool_stats(ref, d) for d in ("eth0", "eth1")]
-    taps1 = [tap_stats(ref, p) for p in (0, 1)]
+    after, taps1 = quiet_snapshot(ref)
     for port in (0, 1):
         d = lambda k: after[port][k] - before[port][k]
         sent_in = taps1[port]["tx_packets"] - taps0[port]["tx_packets"]
