@@ -92,8 +92,15 @@ class Lab:
                 ns_run(ns, "ip", "route", "add", "default", "via", self.hosts[i][1])
 
     def wait_links(self, timeout=30):
+        """Every port has said "link up" at its speed: before `ready:` (the 82599 links during
+        init) or after it (igb's link comes up later); may follow the prompt."""
+        deadline = time.monotonic() + timeout
         for i in range(len(self.taps)):
-            self.guest.expect(rf"(?:^|(?<=> ))port{i}: link up {self.speed} Mb/s", timeout)
+            rx = re.compile(rf"(?:^|(?<=> ))port{i}: link up {self.speed} Mb/s", re.M)
+            while not rx.search(self.guest.text()):
+                if time.monotonic() > deadline:
+                    self.guest.expect(rx.pattern, 0)  # fails with the console in the message
+                time.sleep(0.05)
 
     def ping(self, port, size=56, count=3, timeout=20, dst=None, ttl=None):
         """ping from port's host to the appliance's address on that wire, or to dst."""
