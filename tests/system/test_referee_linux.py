@@ -129,6 +129,15 @@ def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
         srv.wait(timeout=30)
     time.sleep(3)  # ixgbe refreshes its statistics every 2 s (watchdog)
     after, taps1 = quiet_snapshot(ref)
+    # GRO merges the client's segments on eth0; each aggregate is forwarded once and leaves
+    # eth1 through the model's TSO (Linux's ixgbe offers TSO): frames per forwarded datagram > 1
+    rc, snmp = ref.run("cat /proc/net/snmp")
+    ip = dict(zip(*[l.split()[1:] for l in snmp.splitlines() if l.startswith("Ip:")][:2]))
+    rc, feat = ref.run("ethtool -k eth1")
+    tso = re.search(r"tcp-segmentation-offload: \w+", feat).group(0)
+    print(f"referee: guest forwarded {ip['ForwDatagrams']} datagrams for "
+          f"{after[0]['rx_packets'] - before[0]['rx_packets']} frames received on eth0; "
+          f"eth1 {tso}")
     for port in (0, 1):
         d = lambda k: after[port][k] - before[port][k]
         sent_in = taps1[port]["tx_packets"] - taps0[port]["tx_packets"]
