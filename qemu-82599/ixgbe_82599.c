@@ -64,6 +64,8 @@ struct Ixgbe82599State {
     QEMUTimer *timer;
 
     struct ixgbe_model *model;
+    uint64_t now;        /* QEMU_CLOCK_VIRTUAL at the last ix_advance */
+    uint64_t timer_at;   /* when the timer is armed for (UINT64_MAX: not armed) */
     bool rx_blocked;     /* can_receive said no: flush the netdev queue when it may go on */
 };
 
@@ -119,20 +121,27 @@ static uint64_t ix_now(void)
 /* Bring the model up to the present before it is used. */
 static void ix_advance(Ixgbe82599State *s)
 {
-    ixgbe_model_advance(s->model, ix_now());
+    s->now = ix_now();
+    ixgbe_model_advance(s->model, s->now);
 }
 
-/* After the model ran: arm the timer for its next deadline, resume a stalled netdev queue. */
+/* After the model ran: arm the timer for its next deadline (only when it moved: re-arming
+ * wakes QEMU's main loop), resume a stalled netdev queue. */
 static void ix_settle(Ixgbe82599State *s)
 {
     uint64_t next = ixgbe_model_next_event(s->model);
-    uint64_t now = ix_now();
     struct ixgbe_model_counters c;
 
-    if (next == UINT64_MAX) {
-        timer_del(s->timer);
-    } else {
-        timer_mod(s->timer, next > now ? next : now + 1000);
+    if (next <= s->now) {
+        next = s->now + 1000;
+    }
+    if (next != s->timer_at) {
+        s->timer_at = next;
+        if (next == UINT64_MAX) {
+            timer_del(s->timer);
+        } else {
+            timer_mod(s->timer, next);
+        }
     }
     if (s->rx_blocked) {
         ixgbe_model_counters(s->model, &c);
@@ -147,6 +156,7 @@ static void ix_timer(void *opaque)
 {
     Ixgbe82599State *s = opaque;
 
+    s->timer_at = UINT64_MAX; /* it fired */
     ix_advance(s);
     ix_settle(s);
 }
@@ -268,7 +278,7 @@ static void ix_model_create(Ixgbe82599State *s)
         ixgbe_model_write(s->model, IXGBE_MODEL_BAR_MSIX, 16 * v + 12, 0);
     }
     ixgbe_model_log_clear(s->model);
-    ixgbe_model_advance(s->model, ix_now());
+    ix_advance(s);
     if (s->nic && qemu_get_queue(s->nic)->link_down) {
         ixgbe_model_set_link(s->model, false);
     }
@@ -314,6 +324,7 @@ static void ix_realize(PCIDevice *pdev, Error **errp)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
 
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ix_timer, s);
+    s->timer_at = UINT64_MAX;
     ix_model_create(s);
     if (!s->model) {
         error_setg(errp, "ixgbe-82599: the model could not be created (out of memory)");
@@ -352,6 +363,8 @@ static void ix_reset_hold(Object *obj, ResetType type)
     Ixgbe82599State *s = IXGBE_82599(obj);
 
     ixgbe_model_free(s->model);
+    timer_del(s->timer);
+    s->timer_at = UINT64_MAX;
     ix_model_create(s);
     if (s->model) {
         ix_settle(s);

@@ -610,10 +610,11 @@ void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns)
         m->training = false;
         ixm_link_change(m, true);
     }
-    ixm_queue_latches(m);
+    ixm_queue_latches(m); /* a TX queue that latches enabled runs then */
     ixm_irq_poll(m);
     ixm_rx_drain(m);
-    ixm_tx_run_all(m);
+    /* TX waiting for link, TE, GIO or an enable latch restarts on that event itself, so no
+     * sweep of all 128 queues here (it cost a QEMU embedder per received frame). */
 }
 
 uint64_t ixgbe_model_next_event(const struct ixgbe_model *m)
@@ -636,7 +637,7 @@ uint64_t ixgbe_model_next_event(const struct ixgbe_model *m)
     if (m->training && !m->faults[IXGBE_MODEL_FAULT_LINK_NEVER_UP] && m->link_up_at < t) {
         t = m->link_up_at;
     }
-    for (unsigned q = 0; q < IXGBE_MODEL_QUEUES; q++) {
+    for (unsigned q = 0; m->latches_pending && q < IXGBE_MODEL_QUEUES; q++) {
         if (m->rxq[q].latch_due || m->txq[q].latch_due) {
             return m->now; /* latches complete at the next advance */
         }
@@ -659,6 +660,9 @@ void ixgbe_model_fault(struct ixgbe_model *m, enum ixgbe_model_fault f, bool on)
 {
     if ((unsigned)f < IXGBE_MODEL_FAULT_COUNT) {
         m->faults[f] = on;
+        if (!on && f == IXGBE_MODEL_FAULT_TX_STOPS_COMPLETING) {
+            ixm_tx_run_all(m); /* descriptors written meanwhile go now */
+        }
     }
 }
 

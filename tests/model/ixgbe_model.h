@@ -162,8 +162,10 @@ int ixgbe_model_inject(struct ixgbe_model *m, const uint8_t *frame, size_t len);
 /*
  * ixgbe_model_advance: time passes to now_ns (monotonic; an earlier value is ignored). Completes
  * resets, EEPROM auto-read, DMA init, link training and queue-enable latches that are due, sends
- * interrupts EITR was holding back, drains the RX packet buffer and restarts TX queues that were
- * waiting (link down, TE clear). TX also runs synchronously on every TDT write.
+ * interrupts EITR was holding back and drains the RX packet buffer. TX runs synchronously on
+ * every TDT write, and a queue that had to wait (link down, TE clear, master disabled, not yet
+ * latched enabled) runs when that changes (link up, the write, the latch). Cheap when nothing is
+ * due: an embedder may call it before every access.
  */
 void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns);
 

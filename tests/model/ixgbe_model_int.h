@@ -351,6 +351,7 @@ struct ixgbe_model {
     bool faults[IXGBE_MODEL_FAULT_COUNT];
 
     /* queues */
+    bool latches_pending; /* some queue's latch_due may be set: advance() must look */
     struct ixm_rxq rxq[IXGBE_MODEL_QUEUES];
     struct ixm_txq txq[IXGBE_MODEL_QUEUES];
 

@@ -354,12 +354,21 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
 static void ixm_tx_queue(struct ixgbe_model *m, unsigned q)
 {
     struct ixm_txq *tq = &m->txq[q];
-    uint32_t size = (ixm_reg(m, ixm_txq_reg_off(q, IXM_TDLEN)) & 0x000FFF80u) / IXM_DESC_BYTES;
-    uint64_t base = (uint64_t)ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAH)) << 32 |
-                    ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAL));
+    uint32_t size, tail;
+    uint64_t base;
     bool rs_done = false;
 
-    if (!tq->enabled || tq->halted || size == 0 || ixm_gone(m) || !m->link_up ||
+    if (!tq->enabled || tq->halted) {
+        return; /* first: advance() visits all 128 queues on every call */
+    }
+    tail = ixm_reg(m, ixm_txq_reg_off(q, IXM_TDT));
+    if (tq->head == tail) {
+        return;
+    }
+    size = (ixm_reg(m, ixm_txq_reg_off(q, IXM_TDLEN)) & 0x000FFF80u) / IXM_DESC_BYTES;
+    base = (uint64_t)ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAH)) << 32 |
+           ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAL));
+    if (size == 0 || ixm_gone(m) || !m->link_up ||
         m->faults[IXGBE_MODEL_FAULT_TX_STOPS_COMPLETING] ||
         !(ixm_reg(m, IXM_DMATXCTL) & IXM_DMATXCTL_TE) ||
         (ixm_reg(m, IXM_CTRL) & IXM_CTRL_GIO_DIS)) {
