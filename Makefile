@@ -262,6 +262,8 @@ build/bench/udpgen: tests/bench/udpgen.c
 bench: setup all build/bench/udpgen
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(PYTHON) tests/bench/rx_pps.py
+	@tools/build-qemu build/qemu
+	$(PYTHON) tests/bench/rx_pps.py --nics
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh
 
