@@ -1,8 +1,9 @@
 """tests/system/netlab.py: the appliance's ports wired to test hosts in network namespaces.
 
-Each port is a QEMU NIC (igb, or the project's 82599: qemu.NICS) on a tap; after QEMU has opened the tap, the tap moves into a
-namespace of its own that plays the host on that wire (198.18.0.2 on port0, 198.19.0.2 on
-port1). Only addresses inside these namespaces are ever used. Everything is removed on close.
+Each port is a QEMU NIC (igb, or the project's 82599: qemu.NICS) on a tap; after QEMU has
+opened the tap, the tap moves into a namespace of its own that plays the host on that wire
+(198.18.0.2 on port0, 198.19.0.2 on port1). Only addresses inside these namespaces are ever
+used. Everything is removed on close.
 """
 import json
 import os

@@ -247,3 +247,22 @@ def test_legacy_pci_config_access_without_mcfg(boot):
     assert re.search(r"^pci: config access by port 0xCF8", g.text(), re.M)
     g.expect(r"(?:^|(?<=> ))port0: link up", 30)
     g.command("ports", r"^port0\s+0000:00:\S+\s+82576\s+52:54:00:\S+\s+up\s+1000\s+2\s")
+
+
+@BOTH_NICS
+def test_one_core_one_queue_per_port(nic):
+    """-smp 1: each port runs on one queue pair (RSS with one entry), pings answered."""
+    lab = start_lab(nic, kernel=DEFAULT_ELF, smp=1)
+    try:
+        assert lab.ready.group(1) == "1" and lab.ready.group(2) == "2", lab.guest.text()
+        for port in (0, 1):
+            assert re.search(rf"^port{port}: \S+ {lab.chip} mac \S+ link (?:up|down), 1 queues",
+                             lab.guest.text(), re.M), lab.guest.text()
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout
+        st = lab.stats()
+        for port in (0, 1):
+            assert len(port_queues(st, port)) == 1
+            check_conservation(port_queues(st, port)[0])
+    finally:
+        finish_lab(lab)
