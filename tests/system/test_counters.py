@@ -86,6 +86,7 @@ def test_stats_json_matches_the_documented_schema(lab):
             assert all(isinstance(v, int) and v >= 0 for v in q.values())
 
 
+@BOTH_NICS
 def test_clear_zeroes_the_view(lab):
     assert " 0% packet loss" in lab.ping(0, count=3).stdout
     before = lab.stats()

@@ -153,6 +153,7 @@ def test_udp_flows_spread_over_cores_and_stick(lab):
     assert all(n > 0 for n in irqs), f"queue interrupts per core: {irqs}"
 
 
+@BOTH_NICS
 @pytest.mark.parametrize("lab", [BUSY_ELF], indirect=True)
 def test_busy_mode_needs_no_interrupts(lab):
     send_udp_flows(lab, 0, flows=64, per_flow=5)
