@@ -7,6 +7,7 @@ BUILD ?= build
 NEWLIB_DIR ?= build/newlib
 SMP ?= 4
 MEM ?= 256M
+NIC ?= igb
 
 PYTHON := /usr/bin/python3
 HOSTCC := gcc
@@ -68,7 +69,7 @@ KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS))) \
 KCFLAGS += $(LWIP_INC) -I$(CJSON_DIR)
 
 .PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
-	bench clean distclean
+	bench clean distclean qemu-82599
 all: setup sources $(ELF) $(ISO)
 
 setup:
@@ -164,12 +165,19 @@ $(ISO): $(ELF) boot/grub.cfg $(GEN)/config.h
 	grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
-# --- running ---------------------------------------------------------------------------------
-run: all
-	tools/run-qemu --smp $(SMP) --mem $(MEM) --kernel $(ELF)
+# --- QEMU with the emulated 82599 (qemu-82599/README.md) ------------------------------------
+# Debian's QEMU 10.0.2 source + the ixgbe-82599 device wrapping tests/model, built into
+# build/qemu/bin/ only when the tarball, the patch, the device or the model changed.
+qemu-82599: setup
+	@tools/build-qemu build/qemu
 
-run-iso: all
-	tools/run-qemu --smp $(SMP) --mem $(MEM) --iso $(ISO)
+# --- running ---------------------------------------------------------------------------------
+# NIC=igb (QEMU's 82576, stock Debian QEMU) or NIC=82599 (the project's QEMU, built first).
+run: all $(if $(filter 82599,$(NIC)),qemu-82599)
+	tools/run-qemu --smp $(SMP) --mem $(MEM) --nic $(NIC) --kernel $(ELF)
+
+run-iso: all $(if $(filter 82599,$(NIC)),qemu-82599)
+	tools/run-qemu --smp $(SMP) --mem $(MEM) --nic $(NIC) --iso $(ISO)
 
 # --- tests -----------------------------------------------------------------------------------
 UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -259,8 +267,10 @@ hostsim: setup build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`
-# commands), busy (busy polling), wire (wire mode) and reboot (test, with panic = reboot).
+# commands), busy (busy polling), wire (wire mode) and reboot (test, with panic = reboot), on
+# igb and (tests marked BOTH_NICS, and the Linux referee) on the emulated 82599.
 test-system: setup
+	@tools/build-qemu build/qemu
 	$(MAKE) --no-print-directory all media-test
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
@@ -295,6 +305,8 @@ bench: setup all build/bench/udpgen build/bench/handoff_bench
 	build/bench/handoff_bench
 	$(PYTHON) tests/bench/sink_qemu.py
 	$(PYTHON) tests/bench/rx_pps.py
+	@tools/build-qemu build/qemu
+	$(PYTHON) tests/bench/rx_pps.py --nics
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh
 

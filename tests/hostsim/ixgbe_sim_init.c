@@ -392,7 +392,7 @@ void xs_test_eeprom(void)
 {
     xs_failure_case(1, IXGBE_MODEL_FAULT_EEPROM_NEVER_DONE,
                     "port1: init failed at EEPROM auto-read (EEC.ARD): register 0x10010 = "
-                    "0x00000100, expected bits 0x00000200 to read 0x00000200 within 100000 us\n",
+                    "0x00001900, expected bits 0x00000200 to read 0x00000200 within 100000 us\n",
                     true);
 }
 

@@ -15,7 +15,15 @@
  *  - Link (§4.6.4, LINKS §8.2.3.22): training starts at power-on, after a reset that left the link
  *    down, on AUTOC.Restart_AN (which also drops an up link; the bit self-clears), and on
  *    plugging the cable; LINKS reads Link_Up|10G IXGBE_MODEL_LINK_UP_NS later. Every link change
- *    raises EICR.LSC. AUTOC/AUTOC2 reset to an SFP+ port (LMS 10G serial, SFI).
+ *    raises EICR.LSC. AUTOC/AUTOC2 reset to what the board's EEPROM loads (ixgbe_model_config:
+ *    an SFP+ port, LMS 10G serial + SFI, unless told otherwise); in the backplane
+ *    auto-negotiation modes LINKS also reports KX_AN_COMP once the link is up.
+ *  - EEPROM reads through EERD (§8.2.3.2.2), completing at once, from the board's image or the
+ *    model's own (valid checksum, module pointers absent); EEC.EE_SIZE matches the image.
+ *  - MDIO (MSCA/MSRWD, §8.2.3.22.11/12): commands complete at once; no PHY answers (all ones).
+ *  - SWSM.SMBI (§8.2.3.4): a read that finds it clear sets it. FDIRCTRL.INIT_DONE reads 1.
+ *    FWSM.FW_VAL reads 1 once the EEPROM auto-read is done (Linux warns "firmware error"
+ *    otherwise: on real boards the management firmware always loads).
  *  - Queue enable latching (§4.6.7.1, §4.6.8.1): RX/TXDCTL.ENABLE reads back the new value at the
  *    next advance(); enabling a queue whose base or length registers were never written is
  *    misuse and the queue stays disabled. RDH/TDH may only be written while the queue is
@@ -34,10 +42,12 @@
  *  - INTx and MSI (interrupts due outside GPIE MSI-X mode are only counted), TCP timer, EITR
  *    low-latency interrupts and CNT_WDIS, EIAM auto-mask on EICR read/EICS write, the MSI-X
  *    function mask and enable (PCI config space: the embedder's business).
- *  - EEPROM/flash contents (EERD, checksum), firmware/manageability semaphores, PHY/I2C/SDP,
- *    SFP module identification, speeds other than 10G, flow control (pause frames), LinkSec,
- *    IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other than 0/1 is reported "not modelled"),
- *    flow director, 5-tuple/EtherType/SYN filters, VLAN filtering, stripping and insertion.
+ *  - EEPROM writes (EEWR) and bit-banging, flash, firmware/manageability (no firmware ever holds
+ *    SWSM.SWESMBI or a GSSR bit), PHY/I2C/SDP, SFP module identification, speeds other than
+ *    10G, flow control (pause frames), LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
+ *    than 0/1 is reported "not modelled"),
+ *    flow director beyond INIT_DONE (filters are stored, never matched: RSS decides), 5-tuple/
+ *    EtherType/SYN filters, VLAN filtering, stripping and insertion.
  *  - RX: legacy and header-split descriptors, RSC, checksum offload (IPCS/L4I stay 0, so a driver
  *    must not trust them), CRC errors (injected frames are always good), per-packet-buffer
  *    sizing other than RXPBSIZE[0], descriptor prefetch/write-back thresholds (write-back is
@@ -137,8 +147,8 @@ static void ixm_log(struct ixgbe_model *m, unsigned bar, uint32_t off, uint32_t 
 static void ixm_regs_reset(struct ixgbe_model *m)
 {
     memset(m->regs, 0, sizeof(m->regs));
-    m->regs[IXM_AUTOC / 4] = IXM_AUTOC_LMS_10G_SERIAL; /* EEPROM-loaded: SFP+ port */
-    m->regs[IXM_AUTOC2 / 4] = IXM_AUTOC2_10G_SFI;
+    m->regs[IXM_AUTOC / 4] = m->autoc_reset; /* EEPROM-loaded: the board's link mode */
+    m->regs[IXM_AUTOC2 / 4] = m->autoc2_reset;
     m->regs[IXM_HLREG0 / 4] = IXM_HLREG0_TXCRCEN | IXM_HLREG0_RXCRCSTRP | IXM_HLREG0_TXPADEN;
     m->regs[IXM_MAXFRS / 4] = IXM_MAXFRS_RESET;
     m->regs[IXM_RXPBSIZE(0) / 4] = IXM_RXPBSIZE_RESET0;
@@ -210,6 +220,73 @@ static void ixm_reset_finish(struct ixgbe_model *m)
     if (!m->link_up && !m->training) {
         ixm_start_training(m, t);
     }
+}
+
+/* ---- EEPROM, MDIO, link mode ------------------------------------------------------- */
+
+/* Does AUTOC.LMS select a mode with backplane auto-negotiation (KX, KX4/KX/KR)? */
+static bool ixm_autoneg_mode(const struct ixgbe_model *m)
+{
+    switch (ixm_reg(m, IXM_AUTOC) & IXM_AUTOC_LMS_MASK) {
+    case IXM_AUTOC_LMS_1G_AN:
+    case IXM_AUTOC_LMS_KX4_KX_KR:
+    case IXM_AUTOC_LMS_KX4_KX_KR_1G_AN:
+    case IXM_AUTOC_LMS_KX4_KX_KR_SGMII:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* EERD (§8.2.3.2.2): a START write reads one word at once; DONE and DATA come back with it. */
+static void ixm_eerd_write(struct ixgbe_model *m, uint32_t val)
+{
+    uint32_t addr = (val >> IXM_EERD_ADDR_SHIFT) & IXM_EERD_ADDR_MASK;
+    uint16_t word = 0xFFFFu;
+
+    if (!(val & IXM_EERD_START)) {
+        m->regs[IXM_EERD / 4] = val & ~IXM_EERD_DONE;
+        return;
+    }
+    if (addr < IXM_EEPROM_WORDS) {
+        word = m->eeprom[addr];
+    } else {
+        ixm_misuse(m, "EERD read of word 0x%x beyond the EEPROM (%u words, EEC.EE_SIZE)", addr,
+                   IXM_EEPROM_WORDS);
+    }
+    m->regs[IXM_EERD / 4] = (uint32_t)word << IXM_EERD_DATA_SHIFT |
+                            addr << IXM_EERD_ADDR_SHIFT | IXM_EERD_DONE;
+}
+
+/* MSCA (§8.2.3.22.11): commands complete at once. No PHY answers on the port's MDIO bus (an SFP+
+ * or backplane board has none), so reads return all ones, as an undriven MDIO line does. */
+static void ixm_msca_write(struct ixgbe_model *m, uint32_t val)
+{
+    uint32_t op = val & IXM_MSCA_OP_MASK;
+
+    m->regs[IXM_MSCA / 4] = val & ~IXM_MSCA_MDI_COMMAND;
+    if ((val & IXM_MSCA_MDI_COMMAND) && (op == IXM_MSCA_OP_READ || op == IXM_MSCA_OP_READ_INC)) {
+        m->regs[IXM_MSRWD / 4] = (m->regs[IXM_MSRWD / 4] & 0xFFFFu) |
+                                 0xFFFFu << IXM_MSRWD_READ_SHIFT;
+    }
+}
+
+/* The model's own EEPROM image: module pointers absent, PBA 000000-000, valid checksum. */
+static void ixm_eeprom_default(struct ixgbe_model *m)
+{
+    uint16_t sum = 0;
+
+    memset(m->eeprom, 0, sizeof(m->eeprom));
+    for (unsigned w = IXM_EEPROM_PTR_FIRST; w <= 0x0Fu; w++) {
+        m->eeprom[w] = 0xFFFFu; /* no analog/core/PHY/firmware modules */
+    }
+    for (unsigned w = 0x40; w < IXM_EEPROM_WORDS; w++) {
+        m->eeprom[w] = 0xFFFFu;
+    }
+    for (unsigned w = 0; w < IXM_EEPROM_CHECKSUM_WORD; w++) {
+        sum = (uint16_t)(sum + m->eeprom[w]);
+    }
+    m->eeprom[IXM_EEPROM_CHECKSUM_WORD] = (uint16_t)(IXM_EEPROM_SUM - sum);
 }
 
 /* ---- register read/write dispatch ---------------------------------------------------- */
@@ -336,13 +413,24 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
         return v | (m->resetting ? (m->reset_was_lrst ? IXM_CTRL_LRST : IXM_CTRL_RST) : 0);
     case IXM_STATUS: /* LAN ID 0; master enable status follows CTRL.GIO_DIS at once */
         return (ixm_reg(m, IXM_CTRL) & IXM_CTRL_GIO_DIS) ? 0 : IXM_STATUS_GIO;
-    case IXM_EEC:
+    case IXM_EEC: /* EE_SIZE 3: 2^(3+6) = 512 words, IXM_EEPROM_WORDS */
         return (v & IXM_EEC_SW_MASK) | ((v & IXM_EEC_REQ) ? IXM_EEC_GNT : 0) | IXM_EEC_PRES |
-               (m->ard ? IXM_EEC_ARD : 0);
+               (m->ard ? IXM_EEC_ARD : 0) | 3u << IXM_EEC_SIZE_SHIFT;
     case IXM_RDRXCTL:
         return (v & ~IXM_RDRXCTL_DMAIDONE) | (m->dmaidone ? IXM_RDRXCTL_DMAIDONE : 0);
-    case IXM_LINKS:
-        return m->link_up ? IXM_LINKS_UP | IXM_LINKS_SPEED_10G : 0;
+    case IXM_LINKS: /* backplane modes report their clause 73 auto-negotiation done too */
+        return m->link_up ? IXM_LINKS_UP | IXM_LINKS_SPEED_10G |
+                                (ixm_autoneg_mode(m) ? IXM_LINKS_KX_AN_COMP : 0)
+                          : 0;
+    case IXM_SWSM: /* a read that finds SMBI clear takes the semaphore (§10.5.1 style) */
+        if (!peek) {
+            m->regs[off / 4] |= IXM_SWSM_SMBI;
+        }
+        return v;
+    case IXM_FWSM: /* the firmware is valid once the EEPROM has loaded it */
+        return m->ard ? IXM_FWSM_FW_VAL : 0;
+    case IXM_FDIRCTRL: /* flow director tables are initialised at once (not modelled beyond) */
+        return v | IXM_FDIRCTRL_INIT_DONE;
     case IXM_SECRXSTAT: /* the RX security path is idle (ready) while SECRXCTRL.RX_DIS holds it */
         return (ixm_reg(m, IXM_SECRXCTRL) & IXM_SECRXCTRL_RX_DIS) ? IXM_SECRXSTAT_SECRX_RDY : 0;
     default:
@@ -382,12 +470,22 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
         return;
     case IXM_STATUS:
     case IXM_LINKS:
+    case IXM_FWSM:
         return; /* read-only */
     case IXM_EEC:
         m->regs[off / 4] = val & IXM_EEC_SW_MASK;
         return;
     case IXM_RDRXCTL:
         m->regs[off / 4] = val & ~IXM_RDRXCTL_DMAIDONE;
+        return;
+    case IXM_EERD:
+        ixm_eerd_write(m, val);
+        return;
+    case IXM_MSCA:
+        ixm_msca_write(m, val);
+        return;
+    case IXM_SWSM:
+        m->regs[off / 4] = val & (IXM_SWSM_SMBI | IXM_SWSM_SWESMBI);
         return;
     case IXM_AUTOC:
         m->regs[off / 4] = val & ~IXM_AUTOC_RESTART_AN;
@@ -512,10 +610,39 @@ void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns)
         m->training = false;
         ixm_link_change(m, true);
     }
-    ixm_queue_latches(m);
+    ixm_queue_latches(m); /* a TX queue that latches enabled runs then */
     ixm_irq_poll(m);
     ixm_rx_drain(m);
-    ixm_tx_run_all(m);
+    /* TX waiting for link, TE, GIO or an enable latch restarts on that event itself, so no
+     * sweep of all 128 queues here (it cost a QEMU embedder per received frame). */
+}
+
+uint64_t ixgbe_model_next_event(const struct ixgbe_model *m)
+{
+    uint64_t t = UINT64_MAX;
+
+    if (ixm_gone(m)) {
+        return t;
+    }
+    if (m->resetting) {
+        return m->reset_done_at; /* everything else waits for it */
+    }
+    if (!m->ard && !m->faults[IXGBE_MODEL_FAULT_EEPROM_NEVER_DONE] && m->ard_at < t) {
+        t = m->ard_at;
+    }
+    if (!m->dmaidone && !m->faults[IXGBE_MODEL_FAULT_DMA_INIT_NEVER_DONE] &&
+        m->dmaidone_at < t) {
+        t = m->dmaidone_at;
+    }
+    if (m->training && !m->faults[IXGBE_MODEL_FAULT_LINK_NEVER_UP] && m->link_up_at < t) {
+        t = m->link_up_at;
+    }
+    for (unsigned q = 0; m->latches_pending && q < IXGBE_MODEL_QUEUES; q++) {
+        if (m->rxq[q].latch_due || m->txq[q].latch_due) {
+            return m->now; /* latches complete at the next advance */
+        }
+    }
+    return ixm_irq_next_event(m, t);
 }
 
 void ixgbe_model_set_link(struct ixgbe_model *m, bool up)
@@ -533,14 +660,31 @@ void ixgbe_model_fault(struct ixgbe_model *m, enum ixgbe_model_fault f, bool on)
 {
     if ((unsigned)f < IXGBE_MODEL_FAULT_COUNT) {
         m->faults[f] = on;
+        if (!on && f == IXGBE_MODEL_FAULT_TX_STOPS_COMPLETING) {
+            ixm_tx_run_all(m); /* descriptors written meanwhile go now */
+        }
     }
 }
 
 struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uint8_t mac[6])
 {
+    struct ixgbe_model_config cfg = {.autoc = IXGBE_MODEL_AUTOC_SFI,
+                                     .autoc2 = IXGBE_MODEL_AUTOC2_SFI};
+
+    if (!mac) {
+        return NULL;
+    }
+    memcpy(cfg.mac, mac, 6);
+    return ixgbe_model_new_config(ops, &cfg);
+}
+
+struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
+                                           const struct ixgbe_model_config *cfg)
+{
     struct ixgbe_model *m;
 
-    if (!ops || !ops->dma_read || !ops->dma_write || !mac) {
+    if (!ops || !ops->dma_read || !ops->dma_write || !cfg ||
+        cfg->eeprom_words > IXGBE_MODEL_EEPROM_WORDS) {
         return NULL;
     }
     m = calloc(1, sizeof(*m));
@@ -551,13 +695,25 @@ struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uin
     if (!m->log) {
         goto err_log;
     }
+    m->tso_buf = malloc(IXM_TSO_MAX_BYTES);
+    if (!m->tso_buf) {
+        goto err_tso;
+    }
     m->pb_cap = IXM_PB_SLOTS;
     m->pb = calloc(m->pb_cap, sizeof(*m->pb));
     if (!m->pb) {
         goto err_pb;
     }
     m->ops = *ops;
-    memcpy(m->mac, mac, 6);
+    memcpy(m->mac, cfg->mac, 6);
+    m->autoc_reset = cfg->autoc;
+    m->autoc2_reset = cfg->autoc2;
+    if (cfg->eeprom) {
+        memset(m->eeprom, 0xFF, sizeof(m->eeprom));
+        memcpy(m->eeprom, cfg->eeprom, cfg->eeprom_words * sizeof(uint16_t));
+    } else {
+        ixm_eeprom_default(m);
+    }
     /* Power-on: the device has long finished its own reset, auto-read and DMA init. */
     ixm_regs_reset(m);
     ixm_irq_reset(m);
@@ -571,6 +727,8 @@ struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uin
     return m;
 
 err_pb:
+    free(m->tso_buf);
+err_tso:
     free(m->log);
 err_log:
     free(m);
@@ -585,6 +743,7 @@ void ixgbe_model_free(struct ixgbe_model *m)
     }
     ixm_rx_flush(m);
     free(m->pb);
+    free(m->tso_buf);
     free(m->log);
     free(m);
 }

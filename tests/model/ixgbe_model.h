@@ -107,12 +107,36 @@ struct ixgbe_model_log_entry {
 };
 
 /*
+ * The board around the chip, as its EEPROM describes it. AUTOC/AUTOC2 are what the EEPROM loads
+ * at every reset (§4.6.4): an SFP+ board runs 10G SFI (LMS 011b, AUTOC2 SFI), a backplane board
+ * KX4/KX/KR auto-negotiation (LMS 100b with the KX4/KX/KR "supported" bits it wires). eeprom is
+ * the image EERD reads, eeprom_words long (at most IXGBE_MODEL_EEPROM_WORDS; the rest reads
+ * 0xFFFF); NULL gives the model's own minimal image: module pointers absent (0xFFFF), PBA
+ * 000000-000, a valid checksum (word 0x3F, the words 0x00..0x3F summing to 0xBABA).
+ */
+#define IXGBE_MODEL_EEPROM_WORDS 512u
+#define IXGBE_MODEL_AUTOC_SFI 0x00006000u          /* LMS 10G serial */
+#define IXGBE_MODEL_AUTOC2_SFI 0x00020000u         /* 10G serial PMA/PMD: SFI */
+#define IXGBE_MODEL_AUTOC_BACKPLANE_KR 0x40018200u /* LMS KX4/KX/KR AN, KX and KR, 1G KX */
+#define IXGBE_MODEL_AUTOC2_BACKPLANE_KR 0x00000000u /* 10G serial PMA/PMD: KR */
+struct ixgbe_model_config {
+    uint8_t mac[6];
+    uint32_t autoc, autoc2;
+    const uint16_t *eeprom;
+    size_t eeprom_words;
+};
+
+/*
  * ixgbe_model_new: one port in its power-on state (reset done, EEPROM read, DMA init done, cable
  * plugged in and link training started at time 0). mac is the address the "EEPROM" holds; the
  * model loads it into RAL[0]/RAH[0] on every reset. Returns NULL if ops lacks the DMA callbacks
  * or memory runs out.
  */
 struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uint8_t mac[6]);
+/* ixgbe_model_new_config: the same for a board described by cfg (ixgbe_model_new is an SFP+
+ * board with the model's own EEPROM image). */
+struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
+                                           const struct ixgbe_model_config *cfg);
 void ixgbe_model_free(struct ixgbe_model *m);
 
 /*
@@ -138,10 +162,20 @@ int ixgbe_model_inject(struct ixgbe_model *m, const uint8_t *frame, size_t len);
 /*
  * ixgbe_model_advance: time passes to now_ns (monotonic; an earlier value is ignored). Completes
  * resets, EEPROM auto-read, DMA init, link training and queue-enable latches that are due, sends
- * interrupts EITR was holding back, drains the RX packet buffer and restarts TX queues that were
- * waiting (link down, TE clear). TX also runs synchronously on every TDT write.
+ * interrupts EITR was holding back and drains the RX packet buffer. TX runs synchronously on
+ * every TDT write, and a queue that had to wait (link down, TE clear, master disabled, not yet
+ * latched enabled) runs when that changes (link up, the write, the latch). Cheap when nothing is
+ * due: an embedder may call it before every access.
  */
 void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns);
+
+/*
+ * ixgbe_model_next_event: the earliest model time at which advance() has something to do
+ * (a reset, EEPROM or DMA init completing, link training, an enable latch, an interrupt EITR
+ * holds back), or UINT64_MAX if nothing waits. For embedders with real timers (a QEMU device):
+ * advance at that time instead of polling.
+ */
+uint64_t ixgbe_model_next_event(const struct ixgbe_model *m);
 
 /* ixgbe_model_set_link: plug (training starts, link up IXGBE_MODEL_LINK_UP_NS later) or pull
  * (link down now) the cable. Each link change raises EICR.LSC. */

@@ -31,6 +31,28 @@
 #define IXM_EEC_PRES 0x00000100u /* EEPROM present */
 #define IXM_EEC_ARD 0x00000200u  /* auto-read done */
 #define IXM_EEC_SW_MASK 0x0000007Fu /* bits software may drive (bit-bang, FWE, REQ) */
+#define IXM_EEC_SIZE_SHIFT 11        /* EE_SIZE 14:11: 2^(EE_SIZE + 6) words */
+/* EERD: EEPROM read through the register (§8.2.3.2.2): START 0, DONE 1, ADDR 15:2, DATA 31:16 */
+#define IXM_EERD 0x10014u
+#define IXM_EERD_START 0x00000001u
+#define IXM_EERD_DONE 0x00000002u
+#define IXM_EERD_ADDR_SHIFT 2
+#define IXM_EERD_ADDR_MASK 0x3FFFu
+#define IXM_EERD_DATA_SHIFT 16
+/* The EEPROM image (words): checksum word and the 16-bit sum every valid image has (§6.3.4) */
+#define IXM_EEPROM_WORDS 512u       /* EE_SIZE 3: a small image; real boards carry more */
+#define IXM_EEPROM_CHECKSUM_WORD 0x3Fu
+#define IXM_EEPROM_SUM 0xBABAu
+#define IXM_EEPROM_PTR_FIRST 0x03u  /* module pointers 0x03..0x0E are summed too */
+#define IXM_EEPROM_PTR_LAST 0x0Eu
+/* SWSM: software semaphore (§8.2.3.4.x): a read that finds SMBI clear takes it (sets it). */
+#define IXM_SWSM 0x10140u
+#define IXM_SWSM_SMBI 0x00000001u
+#define IXM_SWSM_SWESMBI 0x00000002u
+/* FWSM: firmware semaphore/status (§8.2.3.4.x), read-only to software. The chip's management
+ * firmware sets FW_VAL once it has loaded after a reset; no manageability mode (MODE 0). */
+#define IXM_FWSM 0x10148u
+#define IXM_FWSM_FW_VAL 0x00008000u
 
 /* ---- Interrupts (§8.2.3.5, behaviour §7.3) ---------------------------------------------- */
 #define IXM_EICR 0x00800u
@@ -169,6 +191,23 @@
 #define IXM_LINKS 0x042A4u
 #define IXM_LINKS_UP 0x40000000u
 #define IXM_LINKS_SPEED_10G 0x30000000u
+#define IXM_LINKS_KX_AN_COMP 0x80000000u /* backplane (clause 73) auto-negotiation completed */
+#define IXM_AUTOC_LMS_MASK 0x0000E000u
+#define IXM_AUTOC_LMS_1G_AN 0x00004000u
+#define IXM_AUTOC_LMS_KX4_KX_KR 0x00008000u
+#define IXM_AUTOC_LMS_KX4_KX_KR_1G_AN 0x0000C000u
+#define IXM_AUTOC_LMS_KX4_KX_KR_SGMII 0x0000E000u
+/* MSCA/MSRWD: MDIO (clause 45) access to an external PHY (§8.2.3.22.11/12). */
+#define IXM_MSCA 0x0425Cu
+#define IXM_MSCA_OP_MASK 0x0C000000u
+#define IXM_MSCA_OP_READ 0x0C000000u
+#define IXM_MSCA_OP_READ_INC 0x08000000u
+#define IXM_MSCA_MDI_COMMAND 0x40000000u
+#define IXM_MSRWD 0x04260u
+#define IXM_MSRWD_READ_SHIFT 16
+/* FDIRCTRL: flow director control (§8.2.3.21.1); INIT_DONE once the tables are initialised. */
+#define IXM_FDIRCTRL 0x0EE00u
+#define IXM_FDIRCTRL_INIT_DONE 0x00000008u
 #define IXM_AUTOC2 0x042A8u
 #define IXM_AUTOC2_10G_SFI 0x00020000u
 
@@ -230,6 +269,26 @@
 #define IXM_TXD_POPTS 0x00003F00u
 #define IXM_TXD_PAYLEN_SHIFT 14
 #define IXM_TXD_STA_DD 0x00000001u
+#define IXM_TXD_IDX(olinfo) (((olinfo) >> 4) & 0x7u) /* context index (0..1) */
+#define IXM_TXD_POPTS_IXSM 0x00000100u  /* insert the IPv4 header checksum */
+#define IXM_TXD_POPTS_TXSM 0x00000200u  /* insert the TCP/UDP checksum */
+/* Advanced context descriptor (§7.2.3.2.3): VLAN_MACIP_LENS | SEED | TYPE_TUCMD | MSS_L4LEN */
+#define IXM_CTX_IPLEN(w0) ((w0) & 0x1FFu)
+#define IXM_CTX_MACLEN(w0) (((w0) >> 9) & 0x7Fu)
+#define IXM_CTX_TUCMD_IPV4 0x00000400u
+#define IXM_CTX_TUCMD_L4T 0x00001800u
+#define IXM_CTX_TUCMD_L4T_UDP 0x00000000u
+#define IXM_CTX_TUCMD_L4T_TCP 0x00000800u
+#define IXM_CTX_L4LEN(w3) (((w3) >> 8) & 0xFFu)
+#define IXM_CTX_MSS(w3) ((w3) >> 16)
+#define IXM_CTX_IDX(w3) (((w3) >> 4) & 0x7u)
+#define IXM_TSO_MAX_BYTES (256u * 1024u + 512u) /* PAYLEN is 18 bits, plus the headers */
+
+/* One TX context slot (two per queue): what a context descriptor told the queue. */
+struct ixm_tx_ctx {
+    uint32_t maclen, iplen, l4len, mss, tucmd;
+    bool valid;
+};
 
 #define IXM_MIN_FRAME 60u     /* without FCS */
 #define IXM_FCS_BYTES 4u
@@ -267,11 +326,14 @@ struct ixm_txq {
     bool base_set;
     bool len_set;
     bool halted;      /* stopped after a DMA error or misuse until disabled and re-enabled */
+    struct ixm_tx_ctx ctx[2];
 };
 
 struct ixgbe_model {
     struct ixgbe_model_ops ops;
     uint8_t mac[6];
+    uint32_t autoc_reset, autoc2_reset;     /* what the EEPROM loads into AUTOC/AUTOC2 */
+    uint16_t eeprom[IXM_EEPROM_WORDS];      /* the image EERD reads */
     uint64_t now;
 
     uint32_t regs[IXGBE_MODEL_REGS_BYTES / 4]; /* plain storage behind the modelled logic */
@@ -289,6 +351,7 @@ struct ixgbe_model {
     bool faults[IXGBE_MODEL_FAULT_COUNT];
 
     /* queues */
+    bool latches_pending; /* some queue's latch_due may be set: advance() must look */
     struct ixm_rxq rxq[IXGBE_MODEL_QUEUES];
     struct ixm_txq txq[IXGBE_MODEL_QUEUES];
 
@@ -300,6 +363,7 @@ struct ixgbe_model {
     uint32_t pb_gen;  /* bumped by a flush: a drain in progress notices */
     uint8_t rx_scratch[IXGBE_MODEL_MAX_FRAME_BYTES + IXM_FCS_BYTES];
     uint8_t tx_scratch[IXGBE_MODEL_MAX_FRAME_BYTES];
+    uint8_t *tso_buf;  /* IXM_TSO_MAX_BYTES: a TSO frame before segmentation */
     bool tx_busy;     /* TX is running (a tx_frame callback may re-enter) */
     bool tx_deferred; /* a nested TX request waits for the outer run to finish */
 
@@ -344,6 +408,7 @@ void ixm_irq_reset(struct ixgbe_model *m);
 void ixm_irq_queue_event(struct ixgbe_model *m, unsigned q, bool tx);
 void ixm_irq_other_event(struct ixgbe_model *m, uint32_t cause);
 void ixm_irq_poll(struct ixgbe_model *m);
+uint64_t ixm_irq_next_event(const struct ixgbe_model *m, uint64_t t);
 bool ixm_irq_read(struct ixgbe_model *m, uint32_t off, bool peek, uint32_t *val);
 bool ixm_irq_write(struct ixgbe_model *m, uint32_t off, uint32_t val);
 uint32_t ixm_msix_read(const struct ixgbe_model *m, uint32_t off);

@@ -158,6 +158,23 @@ void ixm_irq_other_event(struct ixgbe_model *m, uint32_t cause)
     }
 }
 
+/* The earliest time a held-back (EITR) message may go, or t if that is sooner. */
+uint64_t ixm_irq_next_event(const struct ixgbe_model *m, uint64_t t)
+{
+    uint64_t p = m->vpend;
+
+    for (unsigned v = 0; p; v++, p >>= 1) {
+        if (p & 1) {
+            uint64_t due = (m->sent_once & IXM_BIT(v)) ? m->last_sent_ns[v] + ixm_eitr_ns(m, v)
+                                                        : m->now;
+            if (due < t) {
+                t = due < m->now ? m->now : due;
+            }
+        }
+    }
+    return t;
+}
+
 void ixm_irq_poll(struct ixgbe_model *m)
 {
     uint64_t p = m->vpend;

@@ -112,6 +112,7 @@ static void ixm_rxq_write(struct ixgbe_model *m, unsigned q, uint32_t reg, uint3
         }
         m->regs[off / 4] = val;
         rq->latch_due = true;
+        m->latches_pending = true;
         return;
     default:
         m->regs[off / 4] = val;
@@ -163,6 +164,7 @@ static void ixm_txq_write(struct ixgbe_model *m, unsigned q, uint32_t reg, uint3
         }
         m->regs[off / 4] = val;
         tq->latch_due = true;
+        m->latches_pending = true;
         return;
     default:
         m->regs[off / 4] = val;
@@ -173,6 +175,11 @@ static void ixm_txq_write(struct ixgbe_model *m, unsigned q, uint32_t reg, uint3
 /* Queue enable latches complete at advance() (§4.6.7.1 and §4.6.8.1: poll until set). */
 void ixm_queue_latches(struct ixgbe_model *m)
 {
+    bool pending = false;
+
+    if (!m->latches_pending) {
+        return; /* the common case: nothing to look at in 128 queues */
+    }
     for (unsigned q = 0; q < IXGBE_MODEL_QUEUES; q++) {
         struct ixm_rxq *rq = &m->rxq[q];
         struct ixm_txq *tq = &m->txq[q];
@@ -196,10 +203,16 @@ void ixm_queue_latches(struct ixgbe_model *m)
                 tq->enabled = want;
                 if (!want) {
                     tq->halted = false; /* a disable/enable cycle restarts a halted queue */
+                } else {
+                    ixm_tx_run(m, q); /* descriptors posted before the latch go now */
                 }
             }
         }
     }
+    for (unsigned q = 0; q < IXGBE_MODEL_QUEUES && !pending; q++) {
+        pending = m->rxq[q].latch_due || m->txq[q].latch_due; /* held by a fault */
+    }
+    m->latches_pending = pending;
 }
 
 /* ixm_queue_read: queue-block registers whose reads differ from the stored value. */

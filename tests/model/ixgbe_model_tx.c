@@ -1,10 +1,16 @@
 /*
  * tests/model/ixgbe_model_tx.c: the 82599 transmit path, from the 82599 datasheet (331520
  * rev 3.x): descriptor ring fetch from TDH to TDT (§7.2.1, §7.2.3.3), advanced data
- * descriptors (§7.2.3.2.4: DTALEN, DTYP=0011b, DCMD EOP/IFCS/RS/DEXT, PAYLEN), advanced context
- * descriptors consumed without effect (§7.2.3.2.3), DD write-back for RS descriptors or TX head
+ * descriptors (§7.2.3.2.4: DTALEN, DTYP=0011b, DCMD EOP/IFCS/RS/DEXT/TSE, POPTS, PAYLEN, IDX),
+ * advanced context descriptors (§7.2.3.2.3: MACLEN, IPLEN, TUCMD IPV4/L4T, L4LEN, MSS, two
+ * slots per queue), checksum offload (§7.2.5: IXSM inserts the IPv4 header checksum, TXSM the
+ * TCP/UDP checksum over the L4 header and payload, whose field software preset with the
+ * pseudo-header sum), TCP/UDP segmentation (§7.2.4: TSE; each segment gets the headers with the
+ * IPv4 total length / IPv6 payload length, IPv4 ID + n, TCP sequence + n*MSS, FIN/PSH only on
+ * the last, CWR only on the first, and fresh checksums; software preset the L4 checksum field
+ * with the pseudo-header sum without the length), DD write-back for RS descriptors or TX head
  * write-back to TDWBAL/TDWBAH (§7.2.3, §8.2.3.9), padding (HLREG0.TXPADEN) and the transmit
- * statistics (§8.2.3.23).
+ * statistics (§8.2.3.23), which count segments as they leave.
  *
  * When it runs: synchronously on every TDT write, and on advance() for queues that were waiting.
  * A queue transmits only with DMATXCTL.TE, TXDCTL.ENABLE latched, link up and the master
@@ -39,14 +45,15 @@ static bool ixm_tx_desc_ok(struct ixgbe_model *m, unsigned q, uint32_t idx, uint
         why = "not modelled: legacy TX descriptor (DEXT clear)";
     } else if ((cmd & IXM_TXD_DTYP) != IXM_TXD_DTYP_DATA) {
         why = "descriptor type is neither data (0011b) nor context (0010b)";
-    } else if (cmd & IXM_TXD_TSE) {
-        why = "not modelled: TSO (DCMD.TSE)";
     } else if (cmd & IXM_TXD_VLE) {
         why = "not modelled: VLAN insertion (DCMD.VLE)";
     } else if (cmd & IXM_TXD_MAC) {
         why = "not modelled: LinkSec/timestamp request (MAC field)";
-    } else if (first && (olinfo & IXM_TXD_POPTS)) {
-        why = "not modelled: checksum offload (POPTS)";
+    } else if (first && (olinfo & IXM_TXD_POPTS & ~(IXM_TXD_POPTS_IXSM | IXM_TXD_POPTS_TXSM))) {
+        why = "not modelled: IPsec/iSCSI offload (POPTS bits other than IXSM, TXSM)";
+    } else if (first && ((olinfo & IXM_TXD_POPTS) || (cmd & IXM_TXD_TSE)) &&
+               !m->txq[q].ctx[IXM_TXD_IDX(olinfo) & 1].valid) {
+        why = "checksum offload or TSE with no context descriptor in the slot IDX names";
     } else if (!(cmd & IXM_TXD_IFCS)) {
         why = "not modelled: IFCS clear (frame would leave without a hardware CRC)";
     }
@@ -75,6 +82,169 @@ static void ixm_tx_count(struct ixgbe_model *m, unsigned q, const uint8_t *f, ui
     m->cnt.tx_bytes += len;
 }
 
+/* ---- offloads (§7.2.4, §7.2.5) ------------------------------------------------------ */
+
+static uint32_t ixm_sum16(const uint8_t *p, size_t n, uint32_t sum)
+{
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+    }
+    if (n & 1) {
+        sum += (uint32_t)p[n - 1] << 8;
+    }
+    return sum;
+}
+
+static uint16_t ixm_fold(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    return (uint16_t)sum;
+}
+
+static void ixm_put_be16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static uint32_t ixm_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Offsets of the L4 checksum field for the context's L4 type, or 0 if not TCP/UDP. */
+static uint32_t ixm_l4_csum_off(const struct ixm_tx_ctx *cx)
+{
+    switch (cx->tucmd & IXM_CTX_TUCMD_L4T) {
+    case IXM_CTX_TUCMD_L4T_TCP:
+        return 16;
+    case IXM_CTX_TUCMD_L4T_UDP:
+        return 6;
+    default:
+        return 0; /* SCTP (CRC32c) and the reserved type */
+    }
+}
+
+/* Insert the checksums POPTS asks for into frame f (len bytes); l4len is the L4 length the
+ * pseudo-header sum lacks (TSO segments) or 0 (software included it). False = misuse. */
+static bool ixm_tx_csum(struct ixgbe_model *m, unsigned q, const struct ixm_tx_ctx *cx,
+                        uint8_t *f, uint32_t len, uint32_t popts, uint32_t l4len)
+{
+    uint32_t l3 = cx->maclen, l4 = cx->maclen + cx->iplen, co = ixm_l4_csum_off(cx);
+    uint16_t c;
+
+    if ((popts & IXM_TXD_POPTS_TXSM) && (co == 0 || l4 + co + 2 > len)) {
+        ixm_misuse(m, "TX queue %u: TXSM with L4 type %u (not modelled: SCTP) or an L4 header "
+                      "beyond the %u-byte frame (MACLEN %u, IPLEN %u) (§7.2.5)", q,
+                   (cx->tucmd & IXM_CTX_TUCMD_L4T) >> 11, len, cx->maclen, cx->iplen);
+        return false;
+    }
+    if ((popts & IXM_TXD_POPTS_IXSM) && (l3 + 20 > len || cx->iplen < 20)) {
+        ixm_misuse(m, "TX queue %u: IXSM with an IPv4 header beyond the frame or IPLEN %u < 20 "
+                      "(§7.2.5)", q, cx->iplen);
+        return false;
+    }
+    if (popts & IXM_TXD_POPTS_IXSM) {
+        f[l3 + 10] = f[l3 + 11] = 0;
+        ixm_put_be16(f + l3 + 10, (uint16_t)~ixm_fold(ixm_sum16(f + l3, cx->iplen, 0)));
+    }
+    if (popts & IXM_TXD_POPTS_TXSM) {
+        c = (uint16_t)~ixm_fold(ixm_sum16(f + l4, len - l4, l4len));
+        if (c == 0 && co == 6) {
+            c = 0xFFFFu; /* UDP: 0 means "no checksum" */
+        }
+        ixm_put_be16(f + l4 + co, c);
+    }
+    return true;
+}
+
+/* Count and hand over one frame (the callback last: it may re-enter). */
+static void ixm_tx_send(struct ixgbe_model *m, unsigned q, uint8_t *f, uint32_t len)
+{
+    if (len < IXM_MIN_FRAME && (ixm_reg(m, IXM_HLREG0) & IXM_HLREG0_TXPADEN)) {
+        memset(f + len, 0, IXM_MIN_FRAME - len);
+        len = IXM_MIN_FRAME;
+    }
+    ixm_tx_count(m, q, f, len);
+    if (m->ops.tx_frame) {
+        m->ops.tx_frame(m->ops.ctx, f, len);
+    }
+}
+
+/* TCP/UDP segmentation (§7.2.4): f holds the headers (MACLEN + IPLEN + L4LEN) and the payload;
+ * each segment of at most MSS payload bytes leaves as its own frame. */
+static void ixm_tx_tso(struct ixgbe_model *m, unsigned q, const struct ixm_tx_ctx *cx,
+                       const uint8_t *f, uint32_t len, uint32_t popts)
+{
+    uint32_t l3 = cx->maclen, l4 = l3 + cx->iplen, hdr = l4 + cx->l4len;
+    bool ipv4 = cx->tucmd & IXM_CTX_TUCMD_IPV4;
+    bool tcp = (cx->tucmd & IXM_CTX_TUCMD_L4T) == IXM_CTX_TUCMD_L4T_TCP;
+    uint8_t *out = m->tx_scratch;
+    uint32_t id0 = ipv4 ? (uint32_t)f[l3 + 4] << 8 | f[l3 + 5] : 0;
+    uint32_t seq0 = tcp ? ixm_be32(f + l4 + 4) : 0;
+
+    if (cx->mss == 0 || hdr + cx->mss > IXGBE_MODEL_MAX_FRAME_BYTES || ixm_l4_csum_off(cx) == 0 ||
+        cx->l4len < (tcp ? 20u : 8u) || hdr >= len) {
+        ixm_misuse(m, "TX queue %u: TSO context MSS %u, MACLEN %u, IPLEN %u, L4LEN %u, L4 type "
+                      "%u does not fit a %u-byte frame (§7.2.4)", q, cx->mss, cx->maclen,
+                   cx->iplen, cx->l4len, (cx->tucmd & IXM_CTX_TUCMD_L4T) >> 11, len);
+        ixm_tx_halt(m, q);
+        return;
+    }
+    for (uint32_t off = hdr, i = 0; off < len; i++) {
+        uint32_t seg = len - off < cx->mss ? len - off : cx->mss;
+        uint32_t flen = hdr + seg;
+        bool last = off + seg == len;
+
+        memcpy(out, f, hdr);
+        memcpy(out + hdr, f + off, seg);
+        if (ipv4) {
+            ixm_put_be16(out + l3 + 2, flen - l3);  /* total length */
+            ixm_put_be16(out + l3 + 4, id0 + i);    /* identification */
+        } else {
+            ixm_put_be16(out + l3 + 4, flen - l3 - 40); /* IPv6 payload length */
+        }
+        if (tcp) {
+            uint32_t seq = seq0 + i * cx->mss;
+
+            out[l4 + 4] = (uint8_t)(seq >> 24);
+            out[l4 + 5] = (uint8_t)(seq >> 16);
+            out[l4 + 6] = (uint8_t)(seq >> 8);
+            out[l4 + 7] = (uint8_t)seq;
+            if (!last) {
+                out[l4 + 13] &= (uint8_t)~0x09u; /* FIN, PSH: last segment only */
+            }
+            if (i) {
+                out[l4 + 13] &= (uint8_t)~0x80u; /* CWR: first segment only */
+            }
+        } else {
+            ixm_put_be16(out + l4 + 4, flen - l4);   /* UDP length */
+        }
+        if (!ixm_tx_csum(m, q, cx, out, flen, popts, flen - l4)) {
+            ixm_tx_halt(m, q);
+            return;
+        }
+        ixm_tx_send(m, q, out, flen);
+        off += seg;
+    }
+}
+
+/* A context descriptor (§7.2.3.2.3): remember it in the slot its IDX names. */
+static void ixm_tx_context(struct ixgbe_model *m, unsigned q, const uint8_t *d)
+{
+    uint32_t w0 = ixm_le32(d), w2 = ixm_le32(d + 8), w3 = ixm_le32(d + 12);
+    struct ixm_tx_ctx *cx = &m->txq[q].ctx[IXM_CTX_IDX(w3) & 1];
+
+    cx->maclen = IXM_CTX_MACLEN(w0);
+    cx->iplen = IXM_CTX_IPLEN(w0);
+    cx->tucmd = w2;
+    cx->l4len = IXM_CTX_L4LEN(w3);
+    cx->mss = IXM_CTX_MSS(w3);
+    cx->valid = true;
+}
+
 /*
  * ixm_tx_frame: gather, send and complete the frame starting at TDH. Returns 1 if TDH moved,
  * 0 if the frame is not complete below TDT yet, -1 if the queue halted.
@@ -84,8 +254,10 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
 {
     struct ixm_txq *tq = &m->txq[q];
     uint32_t rs_idx[IXM_TX_MAX_DESCS_PER_FRAME];
-    uint32_t idx = tq->head, n = 0, nrs = 0, len = 0, paylen = 0;
+    uint32_t idx = tq->head, n = 0, nrs = 0, len = 0, paylen = 0, cmd0 = 0, olinfo0 = 0;
+    uint32_t limit = IXGBE_MODEL_MAX_FRAME_BYTES;
     uint8_t *buf = m->tx_scratch;
+    const struct ixm_tx_ctx *cx;
     bool eop = false;
 
     while (!eop) {
@@ -108,7 +280,8 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
         cmd = ixm_le32(d + 8);
         olinfo = ixm_le32(d + 12);
         if (n == 0 && (cmd & IXM_TXD_DEXT) && (cmd & IXM_TXD_DTYP) == IXM_TXD_DTYP_CTXT) {
-            tq->head = (idx + 1) % size; /* context: offloads not modelled, nothing to send */
+            ixm_tx_context(m, q, d);
+            tq->head = (idx + 1) % size;
             return 1;
         }
         if (!ixm_tx_desc_ok(m, q, idx, cmd, olinfo, n == 0)) {
@@ -116,11 +289,17 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
         }
         if (n == 0) {
             paylen = olinfo >> IXM_TXD_PAYLEN_SHIFT;
+            cmd0 = cmd;
+            olinfo0 = olinfo;
+            if (cmd & IXM_TXD_TSE) { /* the whole TSO frame is gathered before segmenting */
+                buf = m->tso_buf;
+                limit = IXM_TSO_MAX_BYTES;
+            }
         }
         dlen = cmd & IXM_TXD_DTALEN;
-        if (len + dlen > IXGBE_MODEL_MAX_FRAME_BYTES || n == IXM_TX_MAX_DESCS_PER_FRAME) {
+        if (len + dlen > limit || n == IXM_TX_MAX_DESCS_PER_FRAME) {
             ixm_misuse(m, "TX queue %u descriptor %u: frame over %u bytes or %u descriptors", q,
-                       idx, IXGBE_MODEL_MAX_FRAME_BYTES, IXM_TX_MAX_DESCS_PER_FRAME);
+                       idx, limit, IXM_TX_MAX_DESCS_PER_FRAME);
             ixm_tx_halt(m, q);
             return -1;
         }
@@ -138,16 +317,19 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
         idx = (idx + 1) % size;
         n++;
     }
-    if (paylen != len) { /* non-TSO: PAYLEN in the first descriptor is the whole frame */
+    cx = &tq->ctx[IXM_TXD_IDX(olinfo0) & 1];
+    if (cmd0 & IXM_TXD_TSE) {
+        uint32_t hdr = cx->maclen + cx->iplen + cx->l4len;
+
+        if (paylen + hdr != len) { /* TSO: PAYLEN is the payload after the headers */
+            ixm_misuse(m, "TX queue %u: TSO PAYLEN %u + headers %u != %u bytes in the frame "
+                          "(§7.2.3.2.4)", q, paylen, hdr, len);
+        }
+    } else if (paylen != len) { /* non-TSO: PAYLEN in the first descriptor is the whole frame */
         ixm_misuse(m, "TX queue %u: PAYLEN %u in the first descriptor != %u bytes in the frame "
                       "(§7.2.3.2.4)", q, paylen, len);
     }
-    if (len < IXM_MIN_FRAME && (ixm_reg(m, IXM_HLREG0) & IXM_HLREG0_TXPADEN)) {
-        memset(buf + len, 0, IXM_MIN_FRAME - len);
-        len = IXM_MIN_FRAME;
-    }
     tq->head = idx;
-    ixm_tx_count(m, q, buf, len);
     /* Write-back: DD into each RS descriptor unless head write-back replaces it. */
     if (!(ixm_reg(m, ixm_txq_reg_off(q, IXM_TDWBAL)) & IXM_TDWBAL_HEAD_WB_EN)) {
         for (uint32_t i = 0; i < nrs; i++) {
@@ -157,8 +339,13 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
         }
     }
     *rs_done |= nrs > 0;
-    if (m->ops.tx_frame) {
-        m->ops.tx_frame(m->ops.ctx, buf, len); /* last: the callback may re-enter */
+    if (cmd0 & IXM_TXD_TSE) {
+        ixm_tx_tso(m, q, cx, buf, len, olinfo0 & IXM_TXD_POPTS);
+    } else if ((olinfo0 & IXM_TXD_POPTS) &&
+               !ixm_tx_csum(m, q, cx, buf, len, olinfo0 & IXM_TXD_POPTS, 0)) {
+        ixm_tx_halt(m, q);
+    } else {
+        ixm_tx_send(m, q, buf, len); /* last: the callback may re-enter */
     }
     return 1;
 }
@@ -167,12 +354,21 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
 static void ixm_tx_queue(struct ixgbe_model *m, unsigned q)
 {
     struct ixm_txq *tq = &m->txq[q];
-    uint32_t size = (ixm_reg(m, ixm_txq_reg_off(q, IXM_TDLEN)) & 0x000FFF80u) / IXM_DESC_BYTES;
-    uint64_t base = (uint64_t)ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAH)) << 32 |
-                    ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAL));
+    uint32_t size, tail;
+    uint64_t base;
     bool rs_done = false;
 
-    if (!tq->enabled || tq->halted || size == 0 || ixm_gone(m) || !m->link_up ||
+    if (!tq->enabled || tq->halted) {
+        return; /* first: advance() visits all 128 queues on every call */
+    }
+    tail = ixm_reg(m, ixm_txq_reg_off(q, IXM_TDT));
+    if (tq->head == tail) {
+        return;
+    }
+    size = (ixm_reg(m, ixm_txq_reg_off(q, IXM_TDLEN)) & 0x000FFF80u) / IXM_DESC_BYTES;
+    base = (uint64_t)ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAH)) << 32 |
+           ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAL));
+    if (size == 0 || ixm_gone(m) || !m->link_up ||
         m->faults[IXGBE_MODEL_FAULT_TX_STOPS_COMPLETING] ||
         !(ixm_reg(m, IXM_DMATXCTL) & IXM_DMATXCTL_TE) ||
         (ixm_reg(m, IXM_CTRL) & IXM_CTRL_GIO_DIS)) {

@@ -21,3 +21,9 @@ def boot():
     yield start
     for g in guests:
         g.close()
+
+
+@pytest.fixture
+def nic():
+    """The NIC a lab boots with: igb unless a test is parametrized over netlab.BOTH_NICS."""
+    return "igb"

@@ -1,8 +1,9 @@
 """tests/system/netlab.py: the appliance's ports wired to test hosts in network namespaces.
 
-Each port is a QEMU igb on a tap; after QEMU has opened the tap, the tap moves into a
-namespace of its own that plays the host on that wire (198.18.0.2 on port0, 198.19.0.2 on
-port1). Only addresses inside these namespaces are ever used. Everything is removed on close.
+Each port is a QEMU NIC (igb, or the project's 82599: qemu.NICS) on a tap; after QEMU has
+opened the tap, the tap moves into a namespace of its own that plays the host on that wire
+(198.18.0.2 on port0, 198.19.0.2 on port1). Only addresses inside these namespaces are ever
+used. Everything is removed on close.
 """
 import json
 import os
@@ -12,9 +13,36 @@ import subprocess
 import time
 import uuid
 
-from qemu import Guest
+import pytest
+
+from qemu import NICS, Guest, nic_device
 
 HOSTS = [("198.18.0.2", "198.18.0.1"), ("198.19.0.2", "198.19.0.1")]
+
+# Tests that run on both NICs: @BOTH_NICS overrides conftest's `nic` fixture (default igb).
+BOTH_NICS = pytest.mark.parametrize("nic", ["igb", "82599"])
+
+
+def start_lab(nic, **kw):
+    """A Lab booted to `ready:` with its links up; the caller closes it (finish_lab)."""
+    if nic != "igb" and not os.access(NICS[nic][0], os.X_OK):
+        pytest.fail(f"{NICS[nic][0]} is missing: build it with `make qemu-82599`")
+    lab = Lab(nic=nic, **kw)
+    try:
+        m = lab.guest.wait_ready()
+        lab.wait_links()
+    except BaseException:
+        lab.close()
+        raise
+    lab.ready = m
+    return lab
+
+
+def finish_lab(lab):
+    """Close the lab; fail if the 82599 model saw the driver misuse it (QEMU guest errors)."""
+    errors = lab.guest_errors()
+    lab.close()
+    assert not errors, f"the 82599 model reported driver misuse:\n{errors[:4000]}"
 
 
 def sh(*args, check=True, timeout=60):
@@ -27,24 +55,33 @@ def ns_run(ns, *args, check=True, timeout=60):
 
 
 class Lab:
-    """Two igb ports on taps in namespaces; .guest is the booted appliance."""
+    """Two ports on taps in namespaces; .guest is the booted appliance."""
 
-    def __init__(self, kernel, smp=4, mem="256M", nports=2, hosts=None, gateways=True):
+    def __init__(self, kernel, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
+                 nic="igb"):
         """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
-        each host a default route through the appliance's address on its wire."""
+        each host a default route through the appliance's address on its wire; nic: "igb" or
+        "82599" (qemu.NICS). With the 82599, QEMU logs the model's guest errors (driver
+        misuse) to a file: guest_errors() returns it."""
         self.hosts = hosts or HOSTS
+        self.nic = nic
+        self.qemu, _, self.chip, self.speed = NICS[nic]
         tag = uuid.uuid4().hex[:6]
         self.taps = [f"wst{tag}{i}" for i in range(nports)]
         self.nss = [f"wsns{tag}{i}" for i in range(nports)]
         self.monitor = f"/tmp/wsmon-{tag}.sock"
+        self.errlog = f"/tmp/wsqemu-{tag}.log"
         for tap, ns in zip(self.taps, self.nss):
             sh("ip", "tuntap", "add", "dev", tap, "mode", "tap")
             sh("ip", "netns", "add", ns)
         extra = ["-monitor", f"unix:{self.monitor},server,nowait"]
+        if nic != "igb":
+            extra += ["-d", "guest_errors", "-D", self.errlog]
         for i, tap in enumerate(self.taps):
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
-                      "-device", f"igb,netdev=n{i},bus=pcie.0,addr={2 + 2 * i:#x}"]
-        self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False)
+                      "-device", nic_device(nic, f"n{i}", 2 + 2 * i)]
+        self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False,
+                           qemu=self.qemu)
         time.sleep(0.5)  # QEMU opens the taps before the firmware boots
         for i, (tap, ns) in enumerate(zip(self.taps, self.nss)):
             sh("ip", "link", "set", tap, "netns", ns)
@@ -56,8 +93,15 @@ class Lab:
                 ns_run(ns, "ip", "route", "add", "default", "via", self.hosts[i][1])
 
     def wait_links(self, timeout=30):
+        """Every port has said "link up" at its speed: before `ready:` (the 82599 links during
+        init) or after it (igb's link comes up later); may follow the prompt."""
+        deadline = time.monotonic() + timeout
         for i in range(len(self.taps)):
-            self.guest.expect(rf"(?:^|(?<=> ))port{i}: link up", timeout)  # may follow the prompt
+            rx = re.compile(rf"(?:^|(?<=> ))port{i}: link up {self.speed} Mb/s", re.M)
+            while not rx.search(self.guest.text()):
+                if time.monotonic() > deadline:
+                    self.guest.expect(rx.pattern, 0)  # fails with the console in the message
+                time.sleep(0.05)
 
     def ping(self, port, size=56, count=3, timeout=20, dst=None, ttl=None):
         """ping from port's host to the appliance's address on that wire, or to dst."""
@@ -82,8 +126,17 @@ class Lab:
         time.sleep(0.3)
         s.close()
 
+    def guest_errors(self):
+        """What QEMU logged as guest errors (the 82599 model's misuse reports); "" if none."""
+        if not os.path.exists(self.errlog):
+            return ""
+        with open(self.errlog) as f:
+            return f.read()
+
     def close(self):
         self.guest.close()
+        if os.path.exists(self.errlog):
+            os.unlink(self.errlog)
         for ns in self.nss:
             sh("ip", "netns", "delete", ns, check=False)
         for tap in self.taps:

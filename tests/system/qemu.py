@@ -18,6 +18,24 @@ BUSY_ELF = os.path.join(ROOT, "build", "busy", "wirespeed.elf")
 WIRE_ELF = os.path.join(ROOT, "build", "wire", "wirespeed.elf")
 REBOOT_ELF = os.path.join(ROOT, "build", "reboot", "wirespeed.elf")
 
+# The NICs a test can give the appliance: QEMU's igb (an 82576) in Debian's stock QEMU, and the
+# project's 82599 model as the ixgbe-82599 device in the QEMU tools/build-qemu builds
+# (`make qemu-82599`; qemu-82599/README.md).
+QEMU_STOCK = "qemu-system-x86_64"
+QEMU_82599 = os.path.join(ROOT, "build", "qemu", "bin", "qemu-system-x86_64")
+NICS = {
+    # name: (QEMU binary, -device driver, chip name the firmware prints, link speed in Mb/s)
+    "igb": (QEMU_STOCK, "igb", "82576", 1000),
+    "82599": (QEMU_82599, "ixgbe-82599", "82599", 10000),
+}
+
+
+def nic_device(nic, netdev, slot):
+    """-device argument for one port of `nic` on netdev, in PCI slot `slot` of pcie.0 (igb
+    ports sit two slots apart: its SR-IOV functions take devfn + 0x80)."""
+    return f"{NICS[nic][1]},netdev={netdev},bus=pcie.0,addr={slot:#x}"
+
+
 # Under TCG on a 2-core host, booting 4 vCPUs takes a few seconds; allow generous margins so a
 # slow CI machine is not mistaken for a hang, while a real hang still ends the test.
 BOOT_TIMEOUT_S = 90
@@ -25,17 +43,19 @@ BOOT_TIMEOUT_S = 90
 
 class Guest:
     def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=(),
-                 monitor=True, machine="q35", bios=None, cpu=None, reboot=False):
+                 monitor=True, machine="q35", bios=None, cpu=None, reboot=False,
+                 qemu=QEMU_STOCK):
         """kernel: boot it with -kernel; iso: boot it as a CD-ROM; neither: the boot device is
         in extra (a USB stick, a NIC with -boot n). bios: firmware image for -bios (e.g.
         OVMF); cpu: a -cpu model instead of the default for the accelerator. reboot: a guest
-        reset restarts the machine (otherwise QEMU exits, -no-reboot)."""
+        reset restarts the machine (otherwise QEMU exits, -no-reboot); qemu: the binary
+        (QEMU_82599 for the ixgbe-82599 device)."""
         if cpu is None:
             cpu = "host,-arch-capabilities" if accel == "kvm" else "max"
         cpu = ["-cpu", cpu]
         boot = (["-kernel", kernel] if kernel else ["-cdrom", iso, "-boot", "d"] if iso else [])
         boot += ["-bios", bios] if bios else []
-        self.cmd = (["qemu-system-x86_64", "-machine", machine, "-accel", accel] + cpu +
+        self.cmd = ([qemu, "-machine", machine, "-accel", accel] + cpu +
                     ["-smp", str(smp), "-m", mem, "-display", "none"] +
                     ([] if reboot else ["-no-reboot"]) + ["-serial", "stdio"] +
                     (["-monitor", "none"] if monitor else []) +

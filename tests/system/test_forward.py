@@ -1,5 +1,6 @@
 """Forwarding in QEMU: router mode between two namespaces, wire mode as a bump in the wire
-(issue: forwarding). 4 cores, two igb ports on taps."""
+(issue: forwarding). 4 cores, two ports on taps: igb, and for @BOTH_NICS tests also the
+project's emulated 82599."""
 import json
 import os
 import re
@@ -8,7 +9,7 @@ import time
 
 import pytest
 
-from netlab import HOSTS, Lab, ns_run, port_queues, queue_sum
+from netlab import BOTH_NICS, HOSTS, finish_lab, ns_run, port_queues, queue_sum, start_lab
 from qemu import DEFAULT_ELF, ROOT, WIRE_ELF
 from test_ports import check_conservation, raw_frames
 
@@ -17,14 +18,12 @@ CORES = 4
 
 
 @pytest.fixture
-def router():
-    lab = Lab(kernel=DEFAULT_ELF, smp=CORES)
+def router(nic):
+    lab = start_lab(nic, kernel=DEFAULT_ELF, smp=CORES)
     try:
-        lab.guest.wait_ready()
-        lab.wait_links()
         yield lab
     finally:
-        lab.close()
+        finish_lab(lab)
 
 
 def flows_through(lab, src_port, dst_port, src_ip, dst_ip, flows, per_flow, pps=2000):
@@ -43,6 +42,7 @@ def flows_through(lab, src_port, dst_port, src_ip, dst_ip, flows, per_flow, pps=
     return report
 
 
+@BOTH_NICS
 def test_router_forwards_both_ways_in_order_with_ttl_decremented(router):
     lab = router
     # first packets resolve the next hops (counted arp_unresolved drops), then all pass
@@ -131,19 +131,18 @@ def test_malformed_ipv4_dropped_and_forwarding_continues(router):
 
 
 @pytest.fixture
-def wire():
+def wire(nic):
     # a bump in the wire: both hosts on one subnet, the appliance has no address
     hosts = [("198.18.0.2", None), ("198.18.0.3", None)]
-    lab = Lab(kernel=WIRE_ELF, smp=CORES, hosts=hosts, gateways=False)
+    lab = start_lab(nic, kernel=WIRE_ELF, smp=CORES, hosts=hosts, gateways=False)
     try:
-        m = lab.guest.wait_ready()
-        assert m.group(2) == "2"
-        lab.wait_links()
+        assert lab.ready.group(2) == "2"
         yield lab
     finally:
-        lab.close()
+        finish_lab(lab)
 
 
+@BOTH_NICS
 def test_wire_mode_delivers_every_frame_in_order(wire):
     lab = wire
     r = lab.ping(0, dst="198.18.0.3", count=3)

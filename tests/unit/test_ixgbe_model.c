@@ -1077,7 +1077,7 @@ static void test_misuse_tx_paylen_and_unmodelled(void **state)
     assert_int_equal(f->ntx, 1); /* sent anyway */
     tx_desc(f, 0, 1, TX_BUF(0), 64, true, true, 64);
     put64(f, TX_RING(0) + 16 + 8, (uint64_t)(64u << 14) << 32 | 64 | 0x00300000u | 0xA9000000u);
-    EXPECT_MISUSE(f, "TSO", wr(f, T_TDT(0), 2));
+    EXPECT_MISUSE(f, "TSE with no context descriptor", wr(f, T_TDT(0), 2));
     assert_int_equal(rd(f, T_TDH(0)), 1); /* queue halted on the bad descriptor */
 }
 
@@ -1170,6 +1170,194 @@ static void test_two_instances_and_log(void **state)
     assert_true(log[1].is_read);
 }
 
+/* ---- board, EEPROM, MDIO, semaphore, flow director, event time ---------------------- */
+
+#define T_EERD 0x10014
+#define T_SWSM 0x10140
+#define T_MSCA 0x0425C
+#define T_MSRWD 0x04260
+#define T_LINKS 0x042A4
+#define T_FDIRCTRL 0x0EE00
+
+static uint16_t eerd(struct fx *f, unsigned word)
+{
+    uint32_t v;
+
+    wr(f, T_EERD, word << 2 | 1u); /* START */
+    v = rd(f, T_EERD);
+    assert_true(v & 2u);           /* DONE */
+    assert_int_equal((v >> 2) & 0x3FFFu, word);
+    return (uint16_t)(v >> 16);
+}
+
+static void test_eeprom_through_eerd(void **state)
+{
+    struct fx *f = *state;
+    uint16_t sum = 0;
+
+    /* EE_SIZE (EEC 14:11) says how many words there are: 2^(size + 6) */
+    assert_int_equal(1u << (((rd(f, T_EEC) >> 11) & 0xFu) + 6), IXGBE_MODEL_EEPROM_WORDS);
+    for (unsigned w = 0; w <= 0x3F; w++) {
+        sum = (uint16_t)(sum + eerd(f, w));
+    }
+    assert_int_equal(sum, 0xBABA); /* the checksum Linux's ixgbe verifies at probe */
+    for (unsigned w = 0x03; w <= 0x0F; w++) {
+        assert_int_equal(eerd(f, w), 0xFFFF); /* module pointers: absent */
+    }
+    f->expect_misuse = true;
+    wr(f, T_EERD, (IXGBE_MODEL_EEPROM_WORDS + 1) << 2 | 1u);
+    assert_int_equal(rd(f, T_EERD) >> 16, 0xFFFF);
+    assert_int_equal(f->misuse, 1);
+}
+
+static void test_mdio_no_phy_and_semaphore(void **state)
+{
+    struct fx *f = *state;
+
+    /* address cycle, then read: each completes at once; nothing drives the bus */
+    wr(f, T_MSCA, 0x40000000u | 1u << 16 | 0x0008u);
+    assert_int_equal(rd(f, T_MSCA) & 0x40000000u, 0);
+    wr(f, T_MSCA, 0x40000000u | 0x0C000000u | 1u << 16);
+    assert_int_equal(rd(f, T_MSCA) & 0x40000000u, 0);
+    assert_int_equal(rd(f, T_MSRWD) >> 16, 0xFFFF);
+    /* SWSM.SMBI: the first read finds it clear and takes it; the next finds it set */
+    assert_int_equal(rd(f, T_SWSM) & 1u, 0);
+    assert_int_equal(rd(f, T_SWSM) & 1u, 1);
+    wr(f, T_SWSM, 2u); /* SWESMBI; SMBI released */
+    assert_int_equal(rd(f, T_SWSM) & 3u, 2u);
+    wr(f, T_SWSM, 0);
+    /* flow director initialisation completes at once */
+    wr(f, T_FDIRCTRL, 0x2u);
+    assert_int_equal(rd(f, T_FDIRCTRL), 0x2u | 0x8u);
+}
+
+static void test_backplane_board_and_next_event(void **state)
+{
+    struct fx *f = *state;
+    struct ixgbe_model_ops ops = {fx_dma_read, fx_dma_write, fx_notify, fx_tx, fx_misuse, f};
+    struct ixgbe_model_config cfg = {.autoc = IXGBE_MODEL_AUTOC_BACKPLANE_KR,
+                                     .autoc2 = IXGBE_MODEL_AUTOC2_BACKPLANE_KR};
+    struct ixgbe_model *sfp = f->m;
+
+    /* the SFP+ default: LINKS has no clause 73 completion */
+    adv(f, IXGBE_MODEL_LINK_UP_NS);
+    assert_int_equal(rd(f, T_LINKS) & 0xC0000000u, 0x40000000u);
+    memcpy(cfg.mac, MAC0, 6);
+    f->m = ixgbe_model_new_config(&ops, &cfg);
+    assert_non_null(f->m);
+    assert_int_equal(rd(f, T_AUTOC), IXGBE_MODEL_AUTOC_BACKPLANE_KR);
+    /* link training started at 0: the next event is the link coming up */
+    ixgbe_model_advance(f->m, 0);
+    assert_int_equal(ixgbe_model_next_event(f->m), IXGBE_MODEL_LINK_UP_NS);
+    ixgbe_model_advance(f->m, IXGBE_MODEL_LINK_UP_NS);
+    assert_int_equal(rd(f, T_LINKS) & 0xC0000000u, 0xC0000000u); /* up, AN complete */
+    assert_int_equal(ixgbe_model_next_event(f->m), UINT64_MAX);
+    /* a reset: its completion, then EEPROM and DMA init, are events */
+    wr(f, T_CTRL, T_CTRL_RST);
+    assert_int_equal(ixgbe_model_next_event(f->m), IXGBE_MODEL_LINK_UP_NS + IXGBE_MODEL_RESET_NS);
+    ixgbe_model_advance(f->m, IXGBE_MODEL_LINK_UP_NS + IXGBE_MODEL_RESET_NS);
+    assert_int_equal(ixgbe_model_next_event(f->m),
+                     IXGBE_MODEL_LINK_UP_NS + IXGBE_MODEL_RESET_NS + IXGBE_MODEL_EEPROM_NS);
+    assert_int_equal(rd(f, T_AUTOC), IXGBE_MODEL_AUTOC_BACKPLANE_KR); /* reloaded */
+    ixgbe_model_free(f->m);
+    f->m = sfp;
+}
+
+/* ---- TX offloads: context descriptors, checksum insertion, TSO ----------------------- */
+
+static uint16_t csum16(const uint8_t *p, size_t n, uint32_t sum)
+{
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+    }
+    if (n & 1) {
+        sum += (uint32_t)p[n - 1] << 8;
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    return (uint16_t)sum;
+}
+
+/* TCP over IPv4, pseudo-header sum (without the length, as Linux's ixgbe_tso leaves it) in the
+ * TCP checksum field; returns the frame length. */
+static size_t mk_tso_frame(uint8_t *b, size_t payload)
+{
+    static const uint8_t hdr[54] = {
+        0x00, 0x1b, 0x21, 0x0a, 0x0b, 0x0d, 0x00, 0x1b, 0x21, 0x0a, 0x0b, 0x0c, 0x08, 0x00,
+        0x45, 0x00, 0x00, 0x00, 0x12, 0x34, 0x40, 0x00, 0x40, 0x06, 0x00, 0x00,
+        198, 18, 0, 2, 198, 19, 0, 2,
+        0x30, 0x39, 0x00, 0x50, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x50, 0x19 /* FIN | PSH | ACK */, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00};
+    uint16_t ph;
+
+    memcpy(b, hdr, sizeof(hdr));
+    for (size_t i = 0; i < payload; i++) {
+        b[54 + i] = (uint8_t)i;
+    }
+    ph = csum16(b + 26, 8, 6); /* addresses + protocol, no length */
+    b[50] = (uint8_t)(ph >> 8);
+    b[51] = (uint8_t)ph;
+    return 54 + payload;
+}
+
+static void test_tx_tso_and_checksums(void **state)
+{
+    struct fx *f = *state;
+    uint8_t frame[400];
+    size_t len = mk_tso_frame(frame, 250), l4 = 34;
+    /* context: MACLEN 14, IPLEN 20; TUCMD IPv4 + TCP; L4LEN 20, MSS 100, IDX 0 */
+    uint64_t ctx_lo = (uint64_t)(14u << 9 | 20u);
+    uint64_t ctx_hi = (uint64_t)(20u << 8 | 100u << 16) << 32 |
+                      (0x00000400u | 0x00000800u | 0x00200000u | 0x20000000u);
+    uint32_t seq0 = 0x1000;
+
+    bring_up(f);
+    tx_setup(f, 0, 8);
+    memcpy(hostp(f, TX_BUF(0)), frame, len);
+    put64(f, TX_RING(0), ctx_lo);
+    put64(f, TX_RING(0) + 8, ctx_hi);
+    tx_desc(f, 0, 1, TX_BUF(0), (uint32_t)len, true, true, 250);
+    put64(f, TX_RING(0) + 16 + 8, mem32(f, TX_RING(0) + 16 + 8) | 0x80000000ull /* TSE */ |
+                                      (uint64_t)(0x300u /* IXSM, TXSM */ | 250u << 14) << 32);
+    wr(f, T_TDT(0), 2);
+    assert_int_equal(rd(f, T_TDH(0)), 2);
+    assert_int_equal(f->ntx, 3); /* 100 + 100 + 50 bytes of payload */
+    for (unsigned i = 0; i < 3; i++) {
+        const uint8_t *o = f->tx[i];
+        size_t seg = i < 2 ? 100 : 50, flen = 54 + seg;
+        uint32_t seq = (uint32_t)o[38] << 24 | (uint32_t)o[39] << 16 | (uint32_t)o[40] << 8 | o[41];
+
+        assert_int_equal(f->txlen[i], flen);
+        assert_int_equal(o[16] << 8 | o[17], flen - 14);           /* IPv4 total length */
+        assert_int_equal(o[18] << 8 | o[19], 0x1234 + i);          /* IP ID + n */
+        assert_int_equal(csum16(o + 14, 20, 0), 0xFFFF);           /* IPv4 checksum valid */
+        assert_int_equal(seq, seq0 + 100 * i);                     /* sequence + n * MSS */
+        assert_int_equal(o[47] & 0x09, i == 2 ? 0x09 : 0);         /* FIN/PSH last only */
+        /* TCP checksum over the pseudo-header (with this segment's length) and the segment */
+        assert_int_equal(csum16(o + l4, flen - l4, csum16(o + 26, 8, 6) + (flen - l4)), 0xFFFF);
+        assert_memory_equal(o + 54, frame + 54 + 100 * i, seg);
+    }
+    assert_int_equal(rd(f, T_GPTC), 3); /* segments are counted as they leave */
+    /* plain checksum offload (no TSE): the field holds the full pseudo-header sum */
+    len = mk_tso_frame(frame, 30);
+    frame[16] = 0;
+    frame[17] = 84;
+    {
+        uint16_t ph = csum16(frame + 26, 8, 6 + 50);
+        frame[50] = (uint8_t)(ph >> 8);
+        frame[51] = (uint8_t)ph;
+    }
+    memcpy(hostp(f, TX_BUF(1)), frame, len);
+    tx_desc(f, 0, 2, TX_BUF(1), (uint32_t)len, true, true, (uint32_t)len);
+    put64(f, TX_RING(0) + 32 + 8, mem32(f, TX_RING(0) + 32 + 8) |
+                                      (uint64_t)(0x300u | (uint32_t)len << 14) << 32);
+    wr(f, T_TDT(0), 3);
+    assert_int_equal(f->ntx, 4);
+    assert_int_equal(csum16(f->tx[3] + 14, 20, 0), 0xFFFF);
+    assert_int_equal(csum16(f->tx[3] + l4, 50, csum16(f->tx[3] + 26, 8, 6) + 50), 0xFFFF);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1200,6 +1388,11 @@ int main(void)
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_reentrant_callbacks, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_two_instances_and_log, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_eeprom_through_eerd, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_mdio_no_phy_and_semaphore, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_backplane_board_and_next_event, fx_setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_tx_tso_and_checksums, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
