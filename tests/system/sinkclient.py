@@ -96,8 +96,10 @@ def udp_echo(host, count, size):
 def tcp_hold(host, n, seconds):
     socks, accepted, refused = [], 0, 0
     for _ in range(n):
-        s = socket.create_connection((host, 9), timeout=10)
-        socks.append(s)
+        try:
+            socks.append(socket.create_connection((host, 9), timeout=10))
+        except (ConnectionResetError, ConnectionRefusedError):
+            refused += 1  # reset before connect() returned: refused all the same
     time.sleep(seconds)  # a refused connection has been reset by now
     for s in socks:
         try:
