@@ -50,7 +50,7 @@ KERNEL_SRCS := \
 	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
-	net/lwip-port/sink_netif.c net/lwip-port/isn.c
+	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c
 
 # lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
 LWIP_DIR := build/src/lwip-2.1.3/src
