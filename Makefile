@@ -183,6 +183,28 @@ IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
 test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
 
+# --- the sink's glue and lwIP on the host: tests/unit/test_sink_glue.c (here), the benchmark
+# (tests/bench/sink_bench.sh) and the fuzzer (tests/fuzz/fuzz_lwip.c) build the same files.
+# lwIP is compiled once into an archive, with our warnings but not as errors (as for the image).
+UNIT_TESTS += test_sink_glue
+SINK_HOST_SRCS := apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c \
+	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c kernel/err.c \
+	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
+LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
+test_sink_glue_SRCS := $(SINK_HOST_SRCS) build/unit/lwip/liblwip.a
+# -iquote, not -I, for kernel/ (its time.h must not shadow <time.h>); config.h of the default
+# config, as tests/hostsim builds it.
+build/unit/test_sink_glue: UNIT_CFLAGS := $(filter-out -Ikernel,$(UNIT_CFLAGS)) -iquote kernel \
+	-iquote build/hostsim/router/gen $(LWIP_INC)
+build/unit/test_sink_glue: build/hostsim/router/gen/config.h $(wildcard net/lwip-port/*.h \
+	net/lwip-port/arch/*.h tests/hostsim/sink_peer.h)
+$(LWIP_HOST_OBJS): build/unit/lwip/%.o: $(wildcard net/lwip-port/*.h net/lwip-port/arch/*.h) \
+		| sources
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(filter-out -Werror -Ikernel,$(UNIT_CFLAGS)) $(LWIP_INC) -c $(LWIP_DIR)/$*.c -o $@
+build/unit/lwip/liblwip.a: $(LWIP_HOST_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
 define unit_rule
 build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
 		drivers/nic/*.h tests/fakes/*.h tests/model/*.h apps/*/*.h)
