@@ -295,6 +295,7 @@ bench: setup all build/bench/udpgen
 	$(PYTHON) tests/bench/rx_pps.py
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh
+	tests/bench/sink_bench.sh
 
 clean:
 	rm -rf $(BUILD) build/test build/busy build/wire build/unit build/host build/hostsim build/bench build/fuzz
