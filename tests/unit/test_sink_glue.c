@@ -341,6 +341,21 @@ static void test_udp_discard_and_echo(void **state)
     ts_assert_idle();
 }
 
+/* Port1's address and subnet: the reply leaves by port1, from 198.19.0.1. */
+static void test_udp_echo_on_port1(void **state)
+{
+    (void)state;
+    struct sink_peer p = { .ip = 0xc6130002u, .server_ip = 0xc6130001u, .port = 1, .core = 0 };
+    const uint8_t payload[32] = { 4, 5, 6 };
+    sink_peer_hand(&p, sink_peer_udp(&p, 40005, 7, payload, sizeof(payload)));
+    assert_int_equal(ts_pass(), 1);
+    assert_int_equal(ts_caps[0].port, 1);
+    assert_int_equal(ts_caps[0].s.src, 0xc6130001u);
+    assert_int_equal(ts_caps[0].s.dst, 0xc6130002u);
+    assert_memory_equal(ts_caps[0].s.data, payload, sizeof(payload));
+    ts_assert_idle();
+}
+
 /* Without a next hop, the reply is dropped and counted; nothing leaks. */
 static void test_udp_echo_unresolved_next_hop(void **state)
 {
@@ -417,8 +432,9 @@ static void ts_close(struct sink_tcp *c)
     ts_pass();
 }
 
-/* Handshake, 100 full segments in order, FIN: discard counts every byte, acknowledges them
- * all, keeps the window open; the connection ends cleanly and every buffer is home. */
+/* Handshake, a segment with a bad checksum (dropped), 100 full segments in order, FIN: discard
+ * counts every byte, acknowledges them all, keeps the window open; the connection ends cleanly
+ * and every buffer is home. */
 static void test_tcp_discard_stream(void **state)
 {
     (void)state;
@@ -427,6 +443,16 @@ static void test_tcp_discard_stream(void **state)
     struct sink_service_stats d0 = sink_stats[SINK_DISCARD];
     ts_connect(&c, &p, 40010, 9);
     assert_int_equal(sink_stats[SINK_DISCARD].active, 1);
+
+    /* A segment whose checksum does not verify is dropped by lwIP, counted, its buffer home. */
+    uint32_t chkerr = lwip_stats.tcp.chkerr;
+    struct pkb *bad = sink_tcp_segment(&c, SP_TCP_ACK, c.snd_nxt, c.rcv_nxt, NULL, 0, NULL, 100);
+    bad->data[14 + 20 + 20 + 50] ^= 0x01;
+    sink_peer_hand(&p, bad);
+    assert_int_equal(ts_pass(), 0);
+    assert_int_equal(lwip_stats.tcp.chkerr, chkerr + 1);
+    assert_int_equal(sink_stats[SINK_DISCARD].rx_bytes, d0.rx_bytes);
+    assert_int_equal(sink_handoff_reclaim(2), 1);
     for (unsigned i = 0; i < 100; i++) {
         unsigned from = ts_ncaps;
         sink_peer_hand(&p, sink_tcp_data(&c, NULL, 1448));
@@ -594,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_udp_zero_copy_home_to_core2),
         cmocka_unit_test(test_sink_core_buffer_freed_directly),
         cmocka_unit_test(test_udp_discard_and_echo),
+        cmocka_unit_test(test_udp_echo_on_port1),
         cmocka_unit_test(test_udp_echo_unresolved_next_hop),
         cmocka_unit_test(test_handoff_ring_full_drops_and_counts),
         cmocka_unit_test(test_tcp_discard_stream),
