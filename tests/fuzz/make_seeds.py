@@ -293,9 +293,9 @@ def lwip_seeds():
     def to_sink(proto, payload, frag=0x4000, ident=0x1c46):
         return ipv4(CLIENT_IP, SINK_IP, proto, payload, frag=frag, ident=ident)
 
-    def conn_seg(seq_off, ack_off, flags, data=b"", opts=b"", echo=False):
+    def conn_seg(seq_off, ack_off, flags, data=b"", opts=b"", echo=False, wnd=0xFFFF):
         # ports and numbers are rewritten by the harness (L_CONN): seq/ack are offsets
-        seg = tcp(CLIENT_IP, SINK_IP, 0, 0, seq_off, ack_off, flags, data, opts)
+        seg = tcp(CLIENT_IP, SINK_IP, 0, 0, seq_off, ack_off, flags, data, opts, wnd=wnd)
         return dgram(L_CONN | L_LEN | (L_ECHO if echo else 0), to_sink(6, seg))
 
     client = lambda action, echo=False, core=0: bytes(
@@ -308,6 +308,9 @@ def lwip_seeds():
     whole = udp(CLIENT_IP, SINK_IP, 40200, 7, udp_data[:1000])
     frag1 = to_sink(17, whole[:504], frag=0x2000, ident=7)
     frag2 = to_sink(17, whole[504:], frag=504 // 8, ident=7)
+    ping = echo_request(ident=0x4242, seq=9, data=bytes(range(200)))  # 208 bytes of ICMP
+    ping_frag1 = ipv4(CLIENT_IP, SINK_IP, 1, ping[:104], frag=0x2000, ident=8)
+    ping_frag2 = ipv4(CLIENT_IP, SINK_IP, 1, ping[104:], frag=104 // 8, ident=8)
     hostile_opts = (b"\x02\x00"           # MSS with length 0
                     + b"\x03\x03\x0e"       # window scale 14
                     + b"\x04\x02"           # SACK permitted
@@ -336,6 +339,13 @@ def lwip_seeds():
         "udp_fragments_to_echo": bytes([0]) + dgram(L_CORE(1) | L_LEN, frag2)
         + dgram(L_CORE(2) | L_LEN, frag1) + sink_pass(),
         "fragment_never_completed": bytes([0]) + dgram(L_LEN, frag1) + clock(200),
+        # Echoed and acknowledged, then data with a new sequence number and a zero window (a
+        # window update needs one, RFC 793): the echo waits, probing, until the window opens.
+        "echo_to_a_zero_window": bytes([2]) + conn_seg(0, 0, 0x18, b"v" * 10, echo=True)
+        + sink_pass() + conn_seg(0, 0, 0x18, b"w" * 200, echo=True, wnd=0) + sink_pass()
+        + clock(200) + clock(200) + conn_seg(0, 0, 0x10, echo=True) + sink_pass(),
+        "icmp_echo_in_fragments": bytes([0]) + dgram(L_CORE(2) | L_LEN, ping_frag1)
+        + dgram(L_CORE(2) | L_LEN, ping_frag2) + sink_pass(),
         "echo_data_then_ack": bytes([2]) + conn_seg(0, 0, 0x18, b"z" * 1400, echo=True)
         + conn_seg(1400, 0, 0x10, echo=True) + sink_pass() + clock(100),
     }
