@@ -11,6 +11,8 @@ struct sink_tcp_stats {
     uint64_t out_of_order;     /* data segments beyond the next expected byte */
     uint64_t dup_acks;         /* duplicate ACKs received (RFC 5681) */
     uint64_t resets_received;  /* segments with RST for a known connection */
+    uint64_t persist_stopped;  /* persist timers lwIP left running with nothing to send,
+                                * stopped before they reach its assertion (sink.c) */
 };
 extern struct sink_tcp_stats sink_tcp_stats;
 

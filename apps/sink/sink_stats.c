@@ -51,6 +51,8 @@ static const struct u64_row tcp_extra_rows[] = {
     TV(out_of_order, "data segments that arrived beyond the next expected byte (a hole)"),
     TV(dup_acks, "duplicate ACKs received (RFC 5681)"),
     TV(resets_received, "RST segments received for a known connection"),
+    TV(persist_stopped, "zero-window persist timers lwIP left running with nothing to send, "
+                        "stopped (an lwIP 2.1.3 bug that would fail its assertion)"),
 };
 
 struct u32_row {

@@ -275,6 +275,7 @@ void sink_tcp_init(struct sink_tcp *c, struct sink_peer *p, uint16_t sport, uint
     c->snd_nxt = c->snd_una = iss;
     c->rcv_wscale = 7;
     c->snd_wscale = -1;
+    c->wnd = 0xffff;
 }
 
 struct pkb *sink_tcp_segment(const struct sink_tcp *c, uint8_t flags, uint32_t seq, uint32_t ack,
@@ -294,7 +295,7 @@ struct pkb *sink_tcp_segment(const struct sink_tcp *c, uint8_t flags, uint32_t s
     sp_put32(t + 8, (flags & SP_TCP_ACK) ? ack : 0);
     t[12] = (uint8_t)(((SP_TCP + optlen) / 4) << 4);
     t[13] = flags;
-    sp_put16(t + 14, 0xffff); /* 64 KiB << rcv_wscale: never the bottleneck */
+    sp_put16(t + 14, c->wnd); /* by default 64 KiB << rcv_wscale: never the bottleneck */
     sp_put16(t + 16, 0);
     sp_put16(t + 18, 0);
     if (optlen != 0) {

@@ -82,6 +82,7 @@ struct sink_tcp {
     uint8_t rcv_wscale;  /* the shift we announce in the SYN */
     int snd_wscale;      /* the sink's shift from its SYN-ACK, -1: none (no scaling) */
     uint16_t mss;        /* the sink's MSS option */
+    uint16_t wnd;        /* the window field we send (sink_tcp_init: 0xffff) */
     bool established, fin_received, rst_received;
     uint64_t data_received; /* payload bytes taken in order */
     uint64_t segs_received;

@@ -24,6 +24,7 @@
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "lwip/memp.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/stats.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
@@ -611,6 +612,59 @@ static void test_syn_ack_retransmitted_on_the_clock(void **state)
     ts_assert_idle();
 }
 
+/* A client that shuts its window while our echo is in flight, lets our retransmission timer
+ * fire (lwIP then moves the data back to its unsent queue and, the window being shut, starts
+ * its persist timer), and then acknowledges the data, window still shut: lwIP 2.1.3 frees the
+ * acknowledged "unsent" data but leaves the persist timer running, and its next slow timer
+ * failed the assertion "persist ticking with empty send buffer" (tcp.c): a panic, caused from
+ * outside. Found by fuzz_lwip; sink_poll now stops such timers first. */
+static void test_tcp_zero_window_then_late_ack(void **state)
+{
+    (void)state;
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp c;
+    ts_connect(&c, &p, 40014, 7);
+    const uint8_t msg[100] = { 7, 7, 7 };
+    unsigned from = ts_ncaps;
+    sink_peer_hand(&p, sink_tcp_data(&c, msg, sizeof(msg)));
+    ts_pass();
+    ts_tcp_feed(&c, from);
+    assert_int_equal(c.data_received, sizeof(msg)); /* the echo, in flight */
+
+    /* A new segment (a window update needs a newer sequence number, RFC 793) acknowledging
+     * none of the echo, window zero. */
+    c.wnd = 0;
+    sink_peer_hand(&p, sink_tcp_segment(&c, SP_TCP_ACK, c.snd_nxt, c.rcv_nxt - sizeof(msg), NULL,
+                                        0, NULL, 0));
+    ts_pass();
+    struct tcp_pcb *pcb = tcp_active_pcbs;
+    while (pcb != NULL && pcb->remote_port != 40014) {
+        pcb = pcb->next;
+    }
+    assert_non_null(pcb);
+    assert_int_equal(pcb->snd_wnd, 0);
+    ts_advance(4000, 250); /* past the RTO: the echo goes back to unsent; persist starts */
+    assert_null(pcb->unacked);
+    assert_non_null(pcb->unsent);
+    assert_int_not_equal(pcb->persist_backoff, 0);
+
+    /* The late ACK of the echo, window still zero: nothing left to send, and the timer
+     * stopped in the same pass, before lwIP's timers ran. */
+    uint64_t stopped = sink_tcp_stats.persist_stopped;
+    sink_peer_hand(&p, sink_tcp_ack(&c));
+    ts_pass();
+    assert_null(pcb->unsent);
+    assert_int_equal(pcb->persist_backoff, 0);
+    assert_int_equal(sink_tcp_stats.persist_stopped, stopped + 1);
+    ts_advance(1000, 250); /* lwIP's slow timer: the assertion failed here (abort) */
+
+    c.wnd = 0xffff;
+    sink_peer_hand(&p, sink_tcp_ack(&c));
+    ts_pass();
+    ts_close(&c);
+    ts_assert_idle();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
         cmocka_unit_test(test_tcp_echo),
         cmocka_unit_test(test_syn_ack_retransmitted_on_the_clock),
+        cmocka_unit_test(test_tcp_zero_window_then_late_ack),
     };
     return cmocka_run_group_tests(tests, ts_group_setup, NULL);
 }
