@@ -329,6 +329,11 @@ def lwip_seeds():
         + sink_pass(0x3) + client(1, echo=True) + client(2, echo=True, core=3) + clock(10)
         + client(1, echo=True),
         "fin_then_timers": bytes([3]) + client(2) + sink_pass() + clock(255) + clock(255),
+        # SYN on an established connection, in and out of order (lwIP 2.1.3 lacks upstream's
+        # "tighten up checks for received SYN", bug #56397).
+        "syn_in_established_ooseq": bytes([1]) + conn_seg(100, 0, 0x12, b"s" * 50)
+        + conn_seg(0, 0, 0x12, b"t" * 120) + sink_pass() + conn_seg(0, 0, 0x12, b"u" * 80)
+        + sink_pass(),
         "rst_in_window": bytes([1]) + conn_seg(0, 0, 0x04) + sink_pass(),
         "hostile_tcp_options": bytes([1]) + conn_seg(0, 0, 0x18, b"h" * 20, opts=hostile_opts)
         + sink_pass(),
