@@ -198,8 +198,10 @@ build/unit/test_sink_glue: UNIT_CFLAGS := $(filter-out -Ikernel,$(UNIT_CFLAGS)) 
 	-iquote build/hostsim/router/gen $(LWIP_INC)
 build/unit/test_sink_glue: build/hostsim/router/gen/config.h $(wildcard net/lwip-port/*.h \
 	net/lwip-port/arch/*.h tests/hostsim/sink_peer.h)
-$(LWIP_HOST_OBJS): build/unit/lwip/%.o: $(wildcard net/lwip-port/*.h net/lwip-port/arch/*.h) \
-		| sources
+# The sources' stamp changes whenever tools/fetch-sources unpacks lwIP again.
+build/src/.stamp-lwip: | sources ;
+$(LWIP_HOST_OBJS): build/unit/lwip/%.o: build/src/.stamp-lwip $(wildcard net/lwip-port/*.h \
+		net/lwip-port/arch/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(filter-out -Werror -Ikernel,$(UNIT_CFLAGS)) $(LWIP_INC) -c $(LWIP_DIR)/$*.c -o $@
 build/unit/lwip/liblwip.a: $(LWIP_HOST_OBJS)

@@ -69,13 +69,15 @@ failed=0
 # --- build -----------------------------------------------------------------------------------
 
 # lwIP for fuzz_lwip: its own archive, built with the harnesses' flags but warnings not as
-# errors (third-party code, as in the image), rebuilt only when the port's headers change.
+# errors (third-party code, as in the image), rebuilt only when the port's headers, this script
+# or the fetched sources (their stamp) change.
 build_lwip() {
     local lib=$OUT/lwip/liblwip.a
     make --no-print-directory sources build/host/genconfig > /dev/null || return 1
     mkdir -p "$OUT/lwip/gen"
     build/host/genconfig config/default.conf "$OUT/lwip/gen/config.h" > /dev/null || return 1
-    if [[ -f $lib && ! $0 -nt $lib && -z $(find net/lwip-port -name '*.h' -newer "$lib") ]]; then
+    if [[ -f $lib && ! $0 -nt $lib && ! build/src/.stamp-lwip -nt $lib &&
+        -z $(find net/lwip-port -name '*.h' -newer "$lib") ]]; then
         return 0
     fi
     local objs=() flags=() f o
