@@ -54,7 +54,7 @@ KERNEL_SRCS := \
 	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
 	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
 	apps/sink/netperf.c apps/sink/netperf_proto.c \
-	net/lwip-port/sink_netif.c net/lwip-port/isn.c
+	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c
 
 # lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
 LWIP_DIR := build/src/lwip-2.1.3/src
@@ -205,6 +205,30 @@ IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
 test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
 
+# --- the sink's glue and lwIP on the host: tests/unit/test_sink_glue.c (here), the benchmark
+# (tests/bench/sink_bench.sh) and the fuzzer (tests/fuzz/fuzz_lwip.c) build the same files.
+# lwIP is compiled once into an archive, with our warnings but not as errors (as for the image).
+UNIT_TESTS += test_sink_glue
+SINK_HOST_SRCS := apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c \
+	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c kernel/err.c \
+	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
+LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
+test_sink_glue_SRCS := $(SINK_HOST_SRCS) build/unit/lwip/liblwip.a
+# -iquote, not -I, for kernel/ (its time.h must not shadow <time.h>); config.h of the default
+# config, as tests/hostsim builds it.
+build/unit/test_sink_glue: UNIT_CFLAGS := $(filter-out -Ikernel,$(UNIT_CFLAGS)) -iquote kernel \
+	-iquote build/hostsim/router/gen $(LWIP_INC)
+build/unit/test_sink_glue: build/hostsim/router/gen/config.h $(wildcard net/lwip-port/*.h \
+	net/lwip-port/arch/*.h tests/hostsim/sink_peer.h)
+# The sources' stamp changes whenever tools/fetch-sources unpacks lwIP again.
+build/src/.stamp-lwip: | sources ;
+$(LWIP_HOST_OBJS): build/unit/lwip/%.o: build/src/.stamp-lwip $(wildcard net/lwip-port/*.h \
+		net/lwip-port/arch/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(filter-out -Werror -Ikernel,$(UNIT_CFLAGS)) $(LWIP_INC) -c $(LWIP_DIR)/$*.c -o $@
+build/unit/lwip/liblwip.a: $(LWIP_HOST_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
 define unit_rule
 build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*.h net/*.h \
 		drivers/nic/*.h tests/fakes/*.h tests/model/*.h apps/*/*.h)
@@ -309,6 +333,7 @@ bench: setup all build/bench/udpgen build/bench/handoff_bench
 	$(PYTHON) tests/bench/rx_pps.py --nics
 	tests/bench/fib_bench.sh
 	tests/bench/fwd_bench.sh
+	tests/bench/sink_bench.sh
 
 clean:
 	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/unit build/host build/hostsim build/bench build/fuzz

@@ -98,6 +98,28 @@ bool sink_is_core(unsigned core)
     return sink_running_flag && (int)core == sink_handoff_core();
 }
 
+/*
+ * sink_tcp_persist_fixup: lwIP 2.1.3 (and its master branch, 3d896ba0) can leave a connection's
+ * persist timer running with nothing left to send. When the retransmission timer fires while
+ * the peer's window is shut, tcp_rexmit_rto moves the data in flight back to the unsent queue
+ * and tcp_output, unable to send it, starts the persist timer; a later ACK of that data frees
+ * it from the unsent queue (tcp_receive) but leaves the timer on. tcp_slowtmr then fails the
+ * assertion "persist ticking with empty send buffer": a panic that any peer can cause (without
+ * assertions the connection would be dropped after TCP_MAXRTX empty probes). The timer is
+ * meant to be off when there is nothing to send (tcp_zero_window_probe says so), so stop such
+ * timers before lwIP's run; tcp_output starts it again if data is written into a shut window.
+ * Found by tests/fuzz/fuzz_lwip.c; test_tcp_zero_window_then_late_ack replays it.
+ */
+static void sink_tcp_persist_fixup(void)
+{
+    for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (pcb->persist_backoff != 0 && pcb->unsent == NULL) {
+            pcb->persist_backoff = 0;
+            sink_tcp_stats.persist_stopped++;
+        }
+    }
+}
+
 bool sink_poll(void)
 {
     struct pkb *b[SINK_BURST];
@@ -105,6 +127,7 @@ bool sink_poll(void)
     for (unsigned i = 0; i < n; i++) {
         sink_netif_input(b[i]);
     }
+    sink_tcp_persist_fixup();
     sys_check_timeouts();
     uint32_t now = sink_now_ms();
     bool work = n != 0;

@@ -12,6 +12,8 @@ struct sink_tcp_stats {
     uint64_t dup_acks;         /* duplicate ACKs received (RFC 5681) */
     uint64_t resets_received;  /* segments with RST for a known connection */
     uint64_t half_open_evicted; /* SYN_RCVD connections reset to let a new SYN in (flood) */
+    uint64_t persist_stopped;  /* persist timers lwIP left running with nothing to send,
+                                * stopped before they reach its assertion (sink.c) */
 };
 extern struct sink_tcp_stats sink_tcp_stats;
 

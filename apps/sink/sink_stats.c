@@ -54,6 +54,8 @@ static const struct u64_row tcp_extra_rows[] = {
     TV(resets_received, "RST segments received for a known connection"),
     TV(half_open_evicted, "half-open connections reset because a listener's backlog "
                           "(64 half-open) was full: a SYN flood, answered without refusing clients"),
+    TV(persist_stopped, "zero-window persist timers lwIP left running with nothing to send, "
+                        "stopped (an lwIP 2.1.3 bug that would fail its assertion)"),
 };
 
 struct u32_row {

@@ -11,6 +11,7 @@
 
 #include "console.h"
 #include "lwip_hooks.h"
+#include "siphash.h"
 #include "time.h"
 #include "x86.h"
 
@@ -20,45 +21,6 @@ static uint64_t rand_state;
 static inline uint64_t rotl(uint64_t x, int b)
 {
     return (x << b) | (x >> (64 - b));
-}
-
-static void sip_round(uint64_t v[4])
-{
-    v[0] += v[1];
-    v[1] = rotl(v[1], 13);
-    v[1] ^= v[0];
-    v[0] = rotl(v[0], 32);
-    v[2] += v[3];
-    v[3] = rotl(v[3], 16);
-    v[3] ^= v[2];
-    v[0] += v[3];
-    v[3] = rotl(v[3], 21);
-    v[3] ^= v[0];
-    v[2] += v[1];
-    v[1] = rotl(v[1], 17);
-    v[1] ^= v[2];
-    v[2] = rotl(v[2], 32);
-}
-
-/* siphash24: SipHash-2-4 (Aumasson and Bernstein) of n 64-bit words; the length byte of the
- * reference algorithm is folded into the final word. */
-static uint64_t siphash24(const uint64_t key[2], const uint64_t *m, unsigned n)
-{
-    uint64_t v[4] = { key[0] ^ 0x736f6d6570736575ULL, key[1] ^ 0x646f72616e646f6dULL,
-                      key[0] ^ 0x6c7967656e657261ULL, key[1] ^ 0x7465646279746573ULL };
-    uint64_t last = (uint64_t)(n * 8) << 56;
-    for (unsigned i = 0; i <= n; i++) {
-        uint64_t w = i < n ? m[i] : last;
-        v[3] ^= w;
-        sip_round(v);
-        sip_round(v);
-        v[0] ^= w;
-    }
-    v[2] ^= 0xff;
-    for (int i = 0; i < 4; i++) {
-        sip_round(v);
-    }
-    return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
 static bool cpu_has_rdrand(void)

@@ -404,6 +404,89 @@ def netperf_seeds():
         "iterations_same_port": b"\xff" + stream + again + again[:100],
         "passphrase_then_omni": b"\x80" + netperf_msg({0: 6, 4: -1}, b"secret\0") + stream,
         "crr_and_unknown": b"\x20" + crr + netperf_msg({0: 12345}),
+
+# --- fuzz_lwip: byte 0 opens connections (1 discard, 2 echo); then records ------------------
+
+SINK_IP, CLIENT_IP = ip4("198.18.0.1"), ip4("198.18.0.2")
+L_CORE = lambda c: c << 2          # datagram record: the core that hands it over
+L_ADDR, L_CONN, L_ECHO, L_LEN = 0x10, 0x20, 0x40, 0x80
+
+
+def tcp(src, dst, sport, dport, seq, ack, flags, data=b"", opts=b"", wnd=0xFFFF):
+    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, (5 + len(opts) // 4) << 4, flags,
+                      wnd, 0, 0) + opts
+    pseudo = src + dst + struct.pack("!BBH", 0, 6, len(hdr) + len(data))
+    c = csum(pseudo + hdr + data)
+    return hdr[:16] + struct.pack("!H", c) + hdr[18:] + data
+
+
+def lwip_seeds():
+    def dgram(op, ip):
+        return bytes([op]) + struct.pack("!H", len(ip)) + ip
+
+    def to_sink(proto, payload, frag=0x4000, ident=0x1c46):
+        return ipv4(CLIENT_IP, SINK_IP, proto, payload, frag=frag, ident=ident)
+
+    def conn_seg(seq_off, ack_off, flags, data=b"", opts=b"", echo=False, wnd=0xFFFF):
+        # ports and numbers are rewritten by the harness (L_CONN): seq/ack are offsets
+        seg = tcp(CLIENT_IP, SINK_IP, 0, 0, seq_off, ack_off, flags, data, opts, wnd=wnd)
+        return dgram(L_CONN | L_LEN | (L_ECHO if echo else 0), to_sink(6, seg))
+
+    client = lambda action, echo=False, core=0: bytes(
+        [1 | action << 2 | core << 4 | (0x40 if echo else 0)])
+    clock = lambda n: bytes([2, n])
+    sink_pass = lambda mask=0xF: bytes([3 | mask << 2])
+    syn_opts = b"\x02\x04\x05\xb4\x01\x03\x03\x07"  # MSS 1460, window scale 7
+    syn = tcp(CLIENT_IP, SINK_IP, 40100, 9, 1000, 0, 0x02, opts=syn_opts)
+    udp_data = bytes(range(256)) * 4  # 1000 bytes in two fragments of 504 bytes of UDP
+    whole = udp(CLIENT_IP, SINK_IP, 40200, 7, udp_data[:1000])
+    frag1 = to_sink(17, whole[:504], frag=0x2000, ident=7)
+    frag2 = to_sink(17, whole[504:], frag=504 // 8, ident=7)
+    ping = echo_request(ident=0x4242, seq=9, data=bytes(range(200)))  # 208 bytes of ICMP
+    ping_frag1 = ipv4(CLIENT_IP, SINK_IP, 1, ping[:104], frag=0x2000, ident=8)
+    ping_frag2 = ipv4(CLIENT_IP, SINK_IP, 1, ping[104:], frag=104 // 8, ident=8)
+    hostile_opts = (b"\x02\x00"           # MSS with length 0
+                    + b"\x03\x03\x0e"       # window scale 14
+                    + b"\x04\x02"           # SACK permitted
+                    + b"\x08\x0a" + b"\x00" * 8  # timestamps
+                    + b"\x05\x06\x00\x00\x00\x00"  # SACK block cut short
+                    + b"\xfe\x04\x01")      # unknown, length beyond the header
+    hostile_opts += b"\x00" * (-len(hostile_opts) % 4)
+    return {
+        "syn_to_discard": bytes([0]) + dgram(L_CORE(1) | L_LEN, to_sink(6, syn)) + sink_pass()
+        + clock(80),
+        "discard_data_in_order": bytes([1]) + conn_seg(0, 0, 0x18, b"d" * 1000) + sink_pass()
+        + conn_seg(1000, 0, 0x18, b"e" * 448) + sink_pass() + clock(6),
+        "discard_out_of_order_then_fill": bytes([1]) + conn_seg(500, 0, 0x18, b"o" * 500)
+        + sink_pass(0) + conn_seg(0, 0, 0x18, b"i" * 500) + sink_pass(),
+        "echo_data_ack_fin": bytes([2]) + client(0, echo=True, core=2) + bytes([100])
+        + sink_pass(0x3) + client(1, echo=True) + client(2, echo=True, core=3) + clock(10)
+        + client(1, echo=True),
+        "fin_then_timers": bytes([3]) + client(2) + sink_pass() + clock(255) + clock(255),
+        # SYN on an established connection, in and out of order (lwIP 2.1.3 lacks upstream's
+        # "tighten up checks for received SYN", bug #56397).
+        "syn_in_established_ooseq": bytes([1]) + conn_seg(100, 0, 0x12, b"s" * 50)
+        + conn_seg(0, 0, 0x12, b"t" * 120) + sink_pass() + conn_seg(0, 0, 0x12, b"u" * 80)
+        + sink_pass(),
+        "rst_in_window": bytes([1]) + conn_seg(0, 0, 0x04) + sink_pass(),
+        "hostile_tcp_options": bytes([1]) + conn_seg(0, 0, 0x18, b"h" * 20, opts=hostile_opts)
+        + sink_pass(),
+        "udp_discard_and_echo": bytes([0])
+        + dgram(L_CORE(2) | L_LEN, to_sink(17, udp(CLIENT_IP, SINK_IP, 40300, 9, b"x" * 64)))
+        + dgram(L_CORE(3) | L_LEN, to_sink(17, udp(CLIENT_IP, SINK_IP, 40301, 7, b"y" * 64)))
+        + sink_pass(),
+        "udp_fragments_to_echo": bytes([0]) + dgram(L_CORE(1) | L_LEN, frag2)
+        + dgram(L_CORE(2) | L_LEN, frag1) + sink_pass(),
+        "fragment_never_completed": bytes([0]) + dgram(L_LEN, frag1) + clock(200),
+        # Echoed and acknowledged, then data with a new sequence number and a zero window (a
+        # window update needs one, RFC 793): the echo waits, probing, until the window opens.
+        "echo_to_a_zero_window": bytes([2]) + conn_seg(0, 0, 0x18, b"v" * 10, echo=True)
+        + sink_pass() + conn_seg(0, 0, 0x18, b"w" * 200, echo=True, wnd=0) + sink_pass()
+        + clock(200) + clock(200) + conn_seg(0, 0, 0x10, echo=True) + sink_pass(),
+        "icmp_echo_in_fragments": bytes([0]) + dgram(L_CORE(2) | L_LEN, ping_frag1)
+        + dgram(L_CORE(2) | L_LEN, ping_frag2) + sink_pass(),
+        "echo_data_then_ack": bytes([2]) + conn_seg(0, 0, 0x18, b"z" * 1400, echo=True)
+        + conn_seg(1400, 0, 0x10, echo=True) + sink_pass() + clock(100),
     }
 
 
@@ -421,6 +504,7 @@ def main():
         "fuzz_tx_ring": tx_ring_seeds(),
         "fuzz_iperf3": iperf3_seeds(),
         "fuzz_netperf_proto": netperf_seeds(),
+        "fuzz_lwip": lwip_seeds(),
     }
     for harness, seeds in sets.items():
         d = os.path.join(root, harness)

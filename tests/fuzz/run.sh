@@ -40,14 +40,23 @@ declare -A SRCS=(
     [fuzz_tx_ring]="drivers/nic/intel_ring.c net/pkb.c"
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
+    [fuzz_lwip]="apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c
+        net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c net/local.c net/neigh.c net/inet.c
+        kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
+        $OUT/lwip/liblwip.a"
 )
 # Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
 # eviction and out-of-memory paths (see the harnesses): the same code, other sizes. fuzz_tx_ring
 # takes the ring's register writes itself (kernel/mmio.h's host build) to count the tail writes.
+# fuzz_lwip: lwIP's checksum checks off (LWIP_FUZZ_FLAGS), the default config's header.
+LWIP_DIR=build/src/lwip-2.1.3/src
+LWIP_FUZZ_FLAGS="-DCHECKSUM_CHECK_TCP=0 -DCHECKSUM_CHECK_UDP=0 -DCHECKSUM_CHECK_ICMP=0 \
+-Inet/lwip-port -I$LWIP_DIR/include"
 declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TABLE_BITS=4"
-    [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15" [fuzz_tx_ring]="-DWS_HOST_MMIO")
+    [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15" [fuzz_tx_ring]="-DWS_HOST_MMIO"
+    [fuzz_lwip]="$LWIP_FUZZ_FLAGS -iquote $OUT/lwip/gen")
 ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fuzz_tx_ring
-    fuzz_iperf3 fuzz_netperf_proto)
+    fuzz_iperf3 fuzz_netperf_proto fuzz_lwip)
 
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
@@ -64,6 +73,39 @@ mkdir -p "$OUT/logs" "$OUT/crashes" "$OUT/corpus-work"
 failed=0
 
 # --- build -----------------------------------------------------------------------------------
+
+# lwIP for fuzz_lwip: its own archive, built with the harnesses' flags but warnings not as
+# errors (third-party code, as in the image), rebuilt only when the port's headers, this script
+# or the fetched sources (their stamp) change.
+build_lwip() {
+    local lib=$OUT/lwip/liblwip.a
+    make --no-print-directory sources build/host/genconfig > /dev/null || return 1
+    mkdir -p "$OUT/lwip/gen"
+    build/host/genconfig config/default.conf "$OUT/lwip/gen/config.h" > /dev/null || return 1
+    if [[ -f $lib && ! $0 -nt $lib && ! build/src/.stamp-lwip -nt $lib &&
+        -z $(find net/lwip-port -name '*.h' -newer "$lib") ]]; then
+        return 0
+    fi
+    local objs=() flags=() f o
+    for f in "${CFLAGS[@]}"; do
+        [[ $f == -Werror ]] || flags+=("$f")
+    done
+    for f in init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in tcp_out timeouts udp \
+            ipv4/icmp ipv4/ip4 ipv4/ip4_addr ipv4/ip4_frag; do
+        o=$OUT/lwip/${f//\//_}.o
+        # shellcheck disable=SC2086
+        "$CC" "${flags[@]}" $LWIP_FUZZ_FLAGS -c "$LWIP_DIR/core/$f.c" -o "$o" || return 1
+        objs+=("$o")
+    done
+    rm -f "$lib" && ar rcs "$lib" "${objs[@]}"
+}
+for h in "${harnesses[@]}"; do
+    if [[ $h == fuzz_lwip ]] && ! build_lwip 2> "$OUT/logs/lwip.build.log"; then
+        cat "$OUT/logs/lwip.build.log" >&2
+        echo "run.sh: building lwIP for fuzz_lwip failed" >&2
+        exit 1
+    fi
+done
 for h in "${harnesses[@]}"; do
     # shellcheck disable=SC2086 # word splitting of the source lists is intended
     if ! "$CC" "${CFLAGS[@]}" ${EXTRA[$h]:-} "tests/fuzz/$h.c" ${SRCS[$h]} -o "$OUT/$h" \

@@ -113,7 +113,9 @@ class Lab:
     def stats(self):
         """One `stats json` line, parsed."""
         self.guest.send("stats json\r")
-        m = self.guest.expect(r"^(\{\"schema\":.*\})$", 30)
+        # The newline matters: `$` also matches at the end of what has arrived so far, and a
+        # 20 KB line arrives in pieces; one ending in an inner '}' would parse as truncated.
+        m = self.guest.expect(r"^(\{\"schema\":.*\})\n", 30)
         self.guest.expect(r"wirespeed> ", 10)
         return json.loads(m.group(1))
 

@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* glibc's <stdlib.h> already defines it (the host tests build this port too). */
+#ifndef BYTE_ORDER
 #define BYTE_ORDER LITTLE_ENDIAN
+#endif
 #define LWIP_NO_INTTYPES_H 0
 #define lwip_htons(x) ((uint16_t)__builtin_bswap16(x))
 #define lwip_htonl(x) ((uint32_t)__builtin_bswap32(x))

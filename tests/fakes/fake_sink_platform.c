@@ -1,0 +1,306 @@
+/*
+ * tests/fakes/fake_sink_platform.c: the firmware around the sink, stood in for on the host (see
+ * the header). Link-time stand-ins: nic_port, nic_port_count, nic_pool (drivers/nic/nic.c),
+ * iring_tx_burst (drivers/nic/intel_ring.c), fwd_next_hop (apps/fwd/fwd.c), time_ns and
+ * time_delay_us (kernel/time.c), loop_kick (kernel/loop.c), kprintf, kvprintf (kernel/console.c)
+ * and panic (kernel/panic.c).
+ */
+#include "tests/fakes/fake_sink_platform.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "console.h"
+#include "drivers/nic/intel_ring.h"
+#include "drivers/nic/nic.h"
+#include "loop.h"
+#include "panic.h"
+#include "time.h"
+
+struct fsp_tx_slot {
+    struct pkb *b;
+    unsigned port;
+};
+
+static bool fsp_quiet;
+static uint64_t fsp_now_ns = 1000000000ULL; /* not 0: "never" must stay distinguishable */
+static struct pkb_pool fsp_pools[FSP_CORES];
+static struct nic_port fsp_ports[FSP_PORTS];
+static uint64_t fsp_kick_count[FSP_CORES];
+static enum fwd_hop fsp_hop = FWD_HOP_OK;
+static struct fsp_tx_slot fsp_txq[FSP_TX_MAX]; /* a FIFO: [fsp_tx_head, fsp_tx_tail) */
+static unsigned fsp_tx_head, fsp_tx_tail;
+static uint64_t fsp_tx_drop;
+
+static void *fsp_alloc(size_t align, size_t bytes)
+{
+    void *p = aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (p == NULL) {
+        fprintf(stderr, "fake_sink_platform: out of memory (%zu bytes)\n", bytes);
+        abort();
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+void fsp_port_mac(unsigned port, uint8_t mac[6])
+{
+    static const uint8_t base[6] = { 0x02, 0x57, 0x53, 0x00, 0x00, 0x00 }; /* 02:"WS":00:00:0p */
+    memcpy(mac, base, 6);
+    mac[5] = (uint8_t)port;
+}
+
+void fsp_peer_mac(uint32_t ip, uint8_t mac[6])
+{
+    mac[0] = 0x02;
+    mac[1] = 0x50; /* 02:50:<the peer's IPv4 address> */
+    mac[2] = (uint8_t)(ip >> 24);
+    mac[3] = (uint8_t)(ip >> 16);
+    mac[4] = (uint8_t)(ip >> 8);
+    mac[5] = (uint8_t)ip;
+}
+
+static void fsp_port_up(unsigned i, bool has_address, uint32_t ip, uint8_t prefix)
+{
+    struct nic_port *p = &fsp_ports[i];
+    p->index = i;
+    snprintf(p->name, sizeof(p->name), "port%u", i);
+    fsp_port_mac(i, p->mac);
+    p->nqueues = FSP_CORES;
+    p->has_address = has_address;
+    memcpy(p->ifc.mac, p->mac, 6);
+    p->ifc.ip = has_address ? ip : 0;
+    p->ifc.prefix_len = prefix;
+    p->ifc.port = (uint16_t)i;
+    p->q = fsp_alloc(64, FSP_CORES * sizeof(struct nic_queue));
+    for (unsigned q = 0; q < FSP_CORES; q++) {
+        p->q[q].tx.core = (uint16_t)q;
+        p->q[q].tx.port = (uint16_t)i;
+        p->q[q].rx.core = (uint16_t)q;
+        p->q[q].rx.port = (uint16_t)i;
+    }
+    p->link_up = true;
+    p->speed_mbps = 10000;
+}
+
+void fsp_setup(uint32_t pool_buffers, bool quiet)
+{
+    fsp_quiet = quiet;
+    for (unsigned c = 0; c < FSP_CORES; c++) {
+        struct pkb *meta = fsp_alloc(64, pool_buffers * sizeof(struct pkb));
+        struct pkb **stack = fsp_alloc(64, pool_buffers * sizeof(struct pkb *));
+        uint8_t *data = fsp_alloc(PKB_DATA_BYTES, (size_t)pool_buffers * PKB_DATA_BYTES);
+        pkb_pool_init(&fsp_pools[c], (uint16_t)c, meta, stack, data, pool_buffers);
+    }
+    _Static_assert(FSP_PORTS == 2, "the ports below");
+    fsp_port_up(0, CONFIG_PORT0_HAS_ADDRESS, CONFIG_PORT0_IP, CONFIG_PORT0_PREFIX);
+    fsp_port_up(1, CONFIG_PORT1_HAS_ADDRESS, CONFIG_PORT1_IP, CONFIG_PORT1_PREFIX);
+}
+
+uint64_t fsp_clock_ns(void)
+{
+    return fsp_now_ns;
+}
+
+void fsp_clock_set_ns(uint64_t ns)
+{
+    fsp_now_ns = ns;
+}
+
+void fsp_clock_advance_ms(uint64_t ms)
+{
+    fsp_now_ns += ms * 1000000ULL;
+}
+
+bool fsp_pools_full(void)
+{
+    for (unsigned c = 0; c < FSP_CORES; c++) {
+        const struct pkb_pool *p = &fsp_pools[c];
+        if (p->nfree != p->size || p->double_free || p->foreign_free) {
+            return false;
+        }
+    }
+    return true;
+}
+
+uint32_t fsp_pool_free(unsigned core)
+{
+    return fsp_pools[core].nfree;
+}
+
+uint32_t fsp_pool_size(unsigned core)
+{
+    return fsp_pools[core].size;
+}
+
+uint64_t fsp_kicks(unsigned core)
+{
+    return fsp_kick_count[core];
+}
+
+unsigned fsp_tx_take(struct pkb **out, unsigned *port, unsigned max)
+{
+    unsigned n = 0;
+    while (n < max && fsp_tx_head != fsp_tx_tail) {
+        struct fsp_tx_slot *s = &fsp_txq[fsp_tx_head++ % FSP_TX_MAX];
+        out[n] = s->b;
+        if (port != NULL) {
+            port[n] = s->port;
+        }
+        n++;
+    }
+    return n;
+}
+
+void fsp_tx_done(struct pkb *b)
+{
+    pkb_free(b, b->owner);
+}
+
+void fsp_tx_flush(void)
+{
+    struct pkb *b[64];
+    unsigned n;
+    while ((n = fsp_tx_take(b, NULL, 64)) != 0) {
+        for (unsigned i = 0; i < n; i++) {
+            fsp_tx_done(b[i]);
+        }
+    }
+}
+
+unsigned fsp_tx_pending(void)
+{
+    return fsp_tx_tail - fsp_tx_head;
+}
+
+uint64_t fsp_tx_dropped(void)
+{
+    return fsp_tx_drop;
+}
+
+void fsp_set_next_hop(enum fwd_hop result)
+{
+    fsp_hop = result;
+}
+
+/* --- drivers/nic/nic.h ------------------------------------------------------------------------ */
+
+unsigned nic_port_count(void)
+{
+    return FSP_PORTS;
+}
+
+struct nic_port *nic_port(unsigned i)
+{
+    return i < FSP_PORTS ? &fsp_ports[i] : NULL;
+}
+
+struct pkb_pool *nic_pool(unsigned core)
+{
+    return core < FSP_CORES ? &fsp_pools[core] : NULL;
+}
+
+/* --- drivers/nic/intel_ring.h: the TX queue, as the harness sees it ------------------------- */
+
+unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
+{
+    unsigned placed = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct pkb *b = pkts[i];
+        /* A core only ever sends buffers of its own pool, on its own queue. */
+        if (b->owner != t->core || b->len == 0 || b->len > PKB_DATA_BYTES) {
+            panic("iring_tx_burst: port%u q%u: buffer of core %u, len %u", t->port, t->core,
+                  b->owner, b->len);
+        }
+        if (fsp_tx_tail - fsp_tx_head == FSP_TX_MAX) {
+            fsp_tx_drop++;
+            t->stats.ring_full++;
+            pkb_free(b, t->core);
+            continue;
+        }
+        fsp_txq[fsp_tx_tail++ % FSP_TX_MAX] = (struct fsp_tx_slot){ b, t->port };
+        placed++;
+    }
+    t->stats.tail_writes += placed != 0;
+    return placed;
+}
+
+/* --- apps/fwd/fwd.h ---------------------------------------------------------------------------- */
+
+enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
+{
+    (void)core;
+    if (fsp_hop != FWD_HOP_OK) {
+        return fsp_hop;
+    }
+    for (unsigned i = 0; i < FSP_PORTS; i++) {
+        const struct net_iface *ifc = &fsp_ports[i].ifc;
+        uint32_t mask = ifc->prefix_len ? ~0U << (32 - ifc->prefix_len) : 0;
+        if (ifc->ip != 0 && (dst & mask) == (ifc->ip & mask) && dst != ifc->ip &&
+            (dst & ~mask) != ~mask) {
+            *port = i;
+            fsp_peer_mac(dst, mac);
+            return FWD_HOP_OK;
+        }
+    }
+    return FWD_HOP_NO_ROUTE;
+}
+
+/* The fake resolves every on-link address (fsp_peer_mac): known exactly when routable. */
+bool fwd_neighbour_known(uint32_t dst)
+{
+    unsigned port;
+    uint8_t mac[6];
+    return fsp_hop == FWD_HOP_OK && fwd_next_hop(0, dst, &port, mac) == FWD_HOP_OK;
+}
+
+/* --- kernel/time.h, kernel/loop.h, kernel/console.h, kernel/panic.h ---------------------------- */
+
+uint64_t time_ns(void)
+{
+    return fsp_now_ns;
+}
+
+void time_delay_us(uint64_t us)
+{
+    fsp_now_ns += us * 1000;
+}
+
+void loop_kick(unsigned core)
+{
+    if (core < FSP_CORES) {
+        fsp_kick_count[core]++;
+    }
+}
+
+int kvprintf(const char *fmt, va_list ap)
+{
+    if (fsp_quiet) {
+        return 0;
+    }
+    fputs("  fw| ", stdout);
+    return vprintf(fmt, ap);
+}
+
+int kprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = kvprintf(fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void panic(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("panic: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
