@@ -204,18 +204,25 @@ static void fwd_arp_request(struct fwd_core *fc, struct fwd_stats *st, struct ni
     fwd_send(fc, p->index, core, b);
 }
 
+/* fwd_forward_hop: the next hop the FIB gives for dst, or NULL when dst is not forwarded
+ * anywhere (no route, our own address, a directed broadcast). */
+static const struct fwd_nexthop *fwd_forward_hop(uint32_t dst)
+{
+    int nh = fwd_fib ? fib_lookup(fwd_fib, dst) : -1;
+    return nh >= 0 && fwd_nh[nh].kind == FWD_NH_FORWARD ? &fwd_nh[nh] : NULL;
+}
+
 /* fwd_next_hop: for the sink (apps/sink), the port and MAC a datagram to dst leaves by, from
  * `core`. An unknown neighbour gets an ARP request (rate limited) and FWD_HOP_UNRESOLVED. */
 enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
 {
-    int nh = fwd_fib ? fib_lookup(fwd_fib, dst) : -1;
-    if (nh < 0 || fwd_nh[nh].kind != FWD_NH_FORWARD) {
+    const struct fwd_nexthop *hop = fwd_forward_hop(dst);
+    if (hop == NULL) {
         return FWD_HOP_NO_ROUTE;
     }
-    const struct fwd_nexthop *hop = &fwd_nh[nh];
     struct nic_port *out = hop->port;
     uint32_t next = hop->gateway ? hop->gateway : dst;
-    if (core >= out->nqueues || !out->link_up || !nic_queue_usable(out, core)) {
+    if (!out->link_up || !nic_queue_usable(out, core)) {
         return FWD_HOP_PORT_DOWN;
     }
     if (!neigh_lookup(&fwd_neigh, next, mac)) {
@@ -229,12 +236,9 @@ enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t m
 
 bool fwd_neighbour_known(uint32_t dst)
 {
-    int nh = fwd_fib ? fib_lookup(fwd_fib, dst) : -1;
+    const struct fwd_nexthop *hop = fwd_forward_hop(dst);
     uint8_t mac[6];
-    if (nh < 0 || fwd_nh[nh].kind != FWD_NH_FORWARD) {
-        return false;
-    }
-    return neigh_lookup(&fwd_neigh, fwd_nh[nh].gateway ? fwd_nh[nh].gateway : dst, mac);
+    return hop != NULL && neigh_lookup(&fwd_neigh, hop->gateway ? hop->gateway : dst, mac);
 }
 
 /* --- router mode ----------------------------------------------------------------------------- */

@@ -15,15 +15,17 @@ struct u64_row {
     const char *name;
     size_t offset;
     const char *doc;
+    bool gauge; /* a level, not a running total: an attribute, never cleared or rated */
 };
 
-#define SV(f, doc) { #f, offsetof(struct sink_service_stats, f), doc }
+#define SV(f, doc) { #f, offsetof(struct sink_service_stats, f), doc, false }
 static const struct u64_row service_rows[] = {
     SV(tests_run, "tests started (discard/echo: TCP connections accepted)"),
     SV(tests_done, "of those, ended normally"),
     SV(tests_failed, "of those, ended by an error, a timeout or a client that vanished"),
     SV(refused, "clients turned away: over sink.max_* or busy"),
-    SV(active, "gauge: connections held now (0 when idle; a leak shows here)"),
+    { "active", offsetof(struct sink_service_stats, active),
+      "gauge: connections held now (0 when idle; a leak shows here)", true },
     SV(rx_bytes, "payload bytes received"),
     SV(tx_bytes, "payload bytes sent"),
     SV(rx_datagrams, "UDP datagrams received (netperf's empty end marker not counted)"),
@@ -31,7 +33,7 @@ static const struct u64_row service_rows[] = {
     SV(protocol_errors, "malformed control messages (bad cookie, JSON or request)"),
 };
 
-#define NV(f, doc) { #f, offsetof(struct sink_netif_stats, f), doc }
+#define NV(f, doc) { #f, offsetof(struct sink_netif_stats, f), doc, false }
 static const struct u64_row netif_rows[] = {
     NV(rx_wrapped, "frames handed to lwIP, each wrapped in place (zero copy)"),
     NV(rx_released, "of those, buffers lwIP has released back to their owning core"),
@@ -47,7 +49,7 @@ static const struct u64_row netif_rows[] = {
     NV(tx_too_big, "lwIP output dropped: larger than a buffer"),
 };
 
-#define TV(f, doc) { #f, offsetof(struct sink_tcp_stats, f), doc }
+#define TV(f, doc) { #f, offsetof(struct sink_tcp_stats, f), doc, false }
 static const struct u64_row tcp_extra_rows[] = {
     TV(out_of_order, "data segments that arrived beyond the next expected byte (a hole)"),
     TV(dup_acks, "duplicate ACKs received (RFC 5681)"),
@@ -113,7 +115,7 @@ static void walk_u64(const struct sink_stats_sink *s, const void *base, const st
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t v = *(const volatile uint64_t *)((const char *)base + t[i].offset);
-        if (t == service_rows && t[i].offset == offsetof(struct sink_service_stats, active)) {
+        if (t[i].gauge) {
             s->attr(s->ctx, t[i].name, v);
         } else {
             s->counter(s->ctx, t[i].name, v);
