@@ -16,6 +16,8 @@
  *   ixgbe_model_set_link       <- the netdev's link state (monitor: set_link)
  *   ixgbe_model_advance        <- QEMU_CLOCK_VIRTUAL: before every access, and on a timer set
  *                                 to ixgbe_model_next_event
+ *   ixgbe_model_fault          <- the device's fault properties, set at run time from the
+ *                                 monitor (qom-set <path> gone|tx-stalled on|off): tests
  *
  * PCI identity: 8086:1517, the 82599 KR backplane port (see qemu-82599/README.md for why this
  * variant). Capabilities at the 82599's offsets: PM 0x40, MSI-X 0x70 (64 vectors), PCIe 0xA0
@@ -37,6 +39,7 @@
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qom/object.h"
 #include "system/system.h"
 
@@ -67,6 +70,9 @@ struct Ixgbe82599State {
     uint64_t now;        /* QEMU_CLOCK_VIRTUAL at the last ix_advance */
     uint64_t timer_at;   /* when the timer is armed for (UINT64_MAX: not armed) */
     bool rx_blocked;     /* can_receive said no: flush the netdev queue when it may go on */
+    /* Faults a test forces (QOM properties, see ix_fault_props); kept here so that a PCI
+     * reset, which builds a new model, does not quietly heal them. */
+    bool faults[IXGBE_MODEL_FAULT_COUNT];
 };
 
 /* ---- the model's callbacks ------------------------------------------------------------ */
@@ -278,6 +284,9 @@ static void ix_model_create(Ixgbe82599State *s)
         ixgbe_model_write(s->model, IXGBE_MODEL_BAR_MSIX, 16 * v + 12, 0);
     }
     ixgbe_model_log_clear(s->model);
+    for (unsigned f = 0; f < IXGBE_MODEL_FAULT_COUNT; f++) {
+        ixgbe_model_fault(s->model, f, s->faults[f]);
+    }
     ix_advance(s);
     if (s->nic && qemu_get_queue(s->nic)->link_down) {
         ixgbe_model_set_link(s->model, false);
@@ -401,12 +410,73 @@ static void ix_class_init(ObjectClass *klass, void *data)
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
+/* ---- faults a test can force at run time -------------------------------------------- */
+
+/*
+ * Boolean QOM properties, settable while the guest runs (HMP: qom-set <device path> gone on):
+ *   gone        the device dropped off the bus: every BAR 0 read returns all-ones, writes are
+ *               lost, no DMA, no interrupts (a surprise removal, or a link to the chip that
+ *               died). QEMU itself returns 0, not all-ones, for a BAR whose decoding is off,
+ *               so this is the only way to show the firmware a gone device.
+ *   tx-stalled  the TX engine stops processing descriptors: a TX hang for the watchdog.
+ * The MSI-X table (BAR 4) and configuration space are QEMU's and stay readable.
+ */
+static const struct {
+    const char *name;
+    enum ixgbe_model_fault fault;
+    const char *desc;
+} ix_fault_props[] = {
+    { "gone", IXGBE_MODEL_FAULT_DEVICE_GONE, "reads return all-ones, no DMA (test fault)" },
+    { "tx-stalled", IXGBE_MODEL_FAULT_TX_STOPS_COMPLETING, "TX stops completing (test fault)" },
+};
+
+static int ix_fault_prop_index(const char *name)
+{
+    for (unsigned i = 0; i < ARRAY_SIZE(ix_fault_props); i++) {
+        if (!strcmp(ix_fault_props[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The property's name tells which fault: one getter and setter for all of them. */
+static void ix_fault_get(Object *obj, Visitor *v, const char *name, void *opaque, Error **errp)
+{
+    Ixgbe82599State *s = IXGBE_82599(obj);
+    bool on = s->faults[ix_fault_props[ix_fault_prop_index(name)].fault];
+
+    visit_type_bool(v, name, &on, errp);
+}
+
+static void ix_fault_set(Object *obj, Visitor *v, const char *name, void *opaque, Error **errp)
+{
+    Ixgbe82599State *s = IXGBE_82599(obj);
+    enum ixgbe_model_fault f = ix_fault_props[ix_fault_prop_index(name)].fault;
+    bool on;
+
+    if (!visit_type_bool(v, name, &on, errp)) {
+        return;
+    }
+    s->faults[f] = on;
+    if (s->model) {
+        ix_advance(s);
+        ixgbe_model_fault(s->model, f, on);
+        ix_settle(s);
+    }
+}
+
 static void ix_instance_init(Object *obj)
 {
     Ixgbe82599State *s = IXGBE_82599(obj);
 
     device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex", "/ethernet-phy@0",
                                   DEVICE(obj));
+    for (unsigned i = 0; i < ARRAY_SIZE(ix_fault_props); i++) {
+        object_property_add(obj, ix_fault_props[i].name, "bool", ix_fault_get, ix_fault_set,
+                            NULL, NULL);
+        object_property_set_description(obj, ix_fault_props[i].name, ix_fault_props[i].desc);
+    }
 }
 
 static const TypeInfo ix_info = {

@@ -79,7 +79,7 @@ class Lab:
             extra += ["-d", "guest_errors", "-D", self.errlog]
         for i, tap in enumerate(self.taps):
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
-                      "-device", nic_device(nic, f"n{i}", 2 + 2 * i)]
+                      "-device", nic_device(nic, f"n{i}", 2 + 2 * i, f"nic{i}")]
         self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False,
                            qemu=self.qemu)
         time.sleep(0.5)  # QEMU opens the taps before the firmware boots
@@ -127,6 +127,31 @@ class Lab:
         s.sendall((cmd + "\n").encode())
         time.sleep(0.3)
         s.close()
+
+    def monitor_query(self, cmd, timeout=10):
+        """One HMP command; what the monitor answered (between the echo and the next prompt)."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(self.monitor)
+            seen = b""
+            while not seen.endswith(b"(qemu) "):
+                seen += s.recv(4096)
+            s.sendall((cmd + "\n").encode())
+            seen = b""
+            while not seen.endswith(b"(qemu) "):
+                seen += s.recv(4096)
+        text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", seen.decode(errors="replace"))
+        return text.replace("\r", "")[:-len("(qemu) ")].split("\n", 1)[-1].strip()
+
+    def nic_fault(self, port, fault, on):
+        """Force one of the ixgbe-82599 device's faults (qemu-82599/README.md) on a port, and
+        check QEMU took it."""
+        path = f"/machine/peripheral/nic{port}"
+        value = "on" if on else "off"
+        answer = self.monitor_query(f"qom-set {path} {fault} {value}")
+        assert answer == "", f"qom-set {fault}: {answer}"
+        got = self.monitor_query(f"qom-get {path} {fault}")
+        assert got == ("true" if on else "false"), f"qom-get {fault}: {got!r}"
 
     def guest_errors(self):
         """What QEMU logged as guest errors (the 82599 model's misuse reports); "" if none."""

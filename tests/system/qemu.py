@@ -30,10 +30,12 @@ NICS = {
 }
 
 
-def nic_device(nic, netdev, slot):
+def nic_device(nic, netdev, slot, dev_id=None):
     """-device argument for one port of `nic` on netdev, in PCI slot `slot` of pcie.0 (igb
-    ports sit two slots apart: its SR-IOV functions take devfn + 0x80)."""
-    return f"{NICS[nic][1]},netdev={netdev},bus=pcie.0,addr={slot:#x}"
+    ports sit two slots apart: its SR-IOV functions take devfn + 0x80); dev_id names the
+    device for the monitor (/machine/peripheral/<dev_id>)."""
+    named = f",id={dev_id}" if dev_id else ""
+    return f"{NICS[nic][1]},netdev={netdev},bus=pcie.0,addr={slot:#x}{named}"
 
 
 # Under TCG on a 2-core host, booting 4 vCPUs takes a few seconds; allow generous margins so a

@@ -1,8 +1,8 @@
 """Faults in QEMU (issue 10): a port reset under traffic without a reboot, a buffer pool run dry
 and refilled, and an exception or NMI ending in the register dump and a reboot back to `ready:`.
-The test image (config/test.conf) has the `fault` and `pool` console commands; the TX hang that
-makes the watchdog reset a port is proven against the 82599 model (`make test-model`: tx-hang),
-since QEMU's igb never stops completing: here `fault reset N` takes the same path."""
+The test image (config/test.conf) has the `fault` and `pool` console commands; QEMU's igb never
+stops completing, so here `fault reset N` takes the TX hang's reset path. The TX hang itself and
+a device gone (all-ones) are forced on the emulated 82599 in test_faults_82599.py."""
 import json
 import os
 import socket
