@@ -850,8 +850,9 @@ static struct iperf3_stream *iperf3_udp_stream(const ip_addr_t *addr, u16_t port
 }
 
 /* The 4-byte connect datagram: the next stream of a UDP test from that host, answered with
- * the bytes reversed (the reply constant in the client's own byte order). */
-static void iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
+ * the bytes reversed (the reply constant in the client's own byte order). False if no test
+ * waits for it. */
+static bool iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
     struct iperf3_test *t = NULL;
     for (unsigned i = 0; i < IPERF3_MAX_TESTS && !t; i++) {
@@ -864,7 +865,7 @@ static void iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
     }
     uint8_t in[4], out[4];
     if (!t || pbuf_copy_partial(p, in, 4, 0) != 4) {
-        return; /* no test waits for it: late, or not iperf3 */
+        return false; /* late, or not iperf3 */
     }
     iperf3_udp_hello_reply(in, out);
     struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, 4, PBUF_RAM);
@@ -876,7 +877,7 @@ static void iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
     }
     if (err != ERR_OK) {
         iperf3_ctl_error(t, IPERF3_IE_STREAMACCEPT, 0); /* the client would wait 30 s */
-        return;
+        return true;
     }
     struct iperf3_stream *s = &t->streams[t->nstreams++];
     memset(s, 0, sizeof(*s));
@@ -887,6 +888,7 @@ static void iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
     if (t->nstreams == t->params.parallel) {
         iperf3_test_start(t);
     }
+    return true;
 }
 
 static void iperf3_on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
@@ -897,13 +899,15 @@ static void iperf3_on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
     struct iperf3_test *t;
     struct iperf3_stream *s = iperf3_udp_stream(addr, port, &t);
     if (!s) {
-        if (p->tot_len == 4) {
-            iperf3_udp_hello(p, addr, port);
+        if (p->tot_len != 4 || !iperf3_udp_hello(p, addr, port)) {
+            IPERF3_STATS->rx_ignored++; /* late (after TEST_END), early, or not ours */
         }
-        pbuf_free(p); /* otherwise late (after TEST_END) or not ours */
+        pbuf_free(p);
         return;
     }
-    if (t->phase == IPERF3_RUNNING && !t->params.reverse) {
+    if (t->phase != IPERF3_RUNNING || t->params.reverse) {
+        IPERF3_STATS->rx_ignored++; /* before the start or after the end of its test */
+    } else {
         uint8_t buf[16];
         size_t hl = iperf3_udp_hdr_bytes(t->params.udp64);
         const uint8_t *h = p->len >= hl ? p->payload : buf;
@@ -912,7 +916,9 @@ static void iperf3_on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
         }
         if (!iperf3_udp_rx_datagram(&s->udp, h, hl, t->params.udp64, time_ns())) {
             IPERF3_STATS->protocol_errors++; /* shorter than its header */
-        } else if (!t->omitting) {
+        } else if (t->omitting) {
+            IPERF3_STATS->rx_ignored++;
+        } else {
             s->bytes += p->tot_len;
             IPERF3_STATS->rx_bytes += p->tot_len;
             IPERF3_STATS->rx_datagrams++;

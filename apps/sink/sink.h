@@ -31,6 +31,7 @@ struct sink_service_stats {
     uint64_t rx_datagrams; /* UDP payloads received (netperf's zero-length end marker is not) */
     uint64_t tx_datagrams;
     uint64_t protocol_errors; /* malformed control messages (bad cookie, bad JSON, bad type) */
+    uint64_t rx_ignored;   /* UDP datagrams taken in but not measured (see sink_stats.c) */
 };
 
 extern struct sink_service_stats sink_stats[SINK_SERVICE_COUNT];

@@ -31,6 +31,8 @@ static const struct u64_row service_rows[] = {
     SV(rx_datagrams, "UDP datagrams received (netperf's empty end marker not counted)"),
     SV(tx_datagrams, "UDP datagrams sent"),
     SV(protocol_errors, "malformed control messages (bad cookie, JSON or request)"),
+    SV(rx_ignored, "UDP datagrams dropped unmeasured: no running test of theirs (early, late or "
+       "an unknown peer) or iperf3's --omit period"),
 };
 
 #define NV(f, doc) { #f, offsetof(struct sink_netif_stats, f), doc, false }

@@ -243,3 +243,23 @@ def test_idle_connections_do_not_lock_clients_out(lab):
     d = delta(settled(lab), before)
     assert d["tests_run"] == d["tests_done"] == 1, d
     assert d["refused"] >= 4 and d["rx_bytes"] == j["end"]["sum_received"]["bytes"], d
+
+
+STRAY = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for size in (4, 1, 100, 1400, 4, 0):  # two connect-sized ones that no test waits for
+    s.sendto(b'\x39' * size, (sys.argv[1], int(sys.argv[2])))
+"""
+
+
+def test_stray_udp_datagrams_counted(lab):
+    """Datagrams at the iperf3 UDP port while no test runs (a late sender, a scanner, a connect
+    datagram no test waits for) are dropped and counted, not lost silently; nothing else moves."""
+    before = settled(lab)
+    ns_run(lab.nss[0], "/usr/bin/python3", "-c", STRAY, APPLIANCE, "5201")
+    deadline = time.monotonic() + 20
+    while (d := delta(settled(lab), before))["rx_ignored"] < 6 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert d["rx_ignored"] == 6, d
+    assert all(v == 0 for k, v in d.items() if k != "rx_ignored"), d
