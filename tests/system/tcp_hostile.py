@@ -154,10 +154,13 @@ def main():
         data = b"hostile!" * 8
         peer.send("PA", payload=data, options=opt)
         want = (peer.seq + len(data)) % 2**32
-        if peer.wait(lambda p, w=want: from_port(peer)(p) and p[TCP].ack == w, timeout=2, keep=True):
+        # generous: a loaded CI host can delay the ACK by seconds, and a missed one would
+        # throw every later sequence number off (wait returns as soon as it sees it)
+        if peer.wait(lambda p, w=want: from_port(peer)(p) and p[TCP].ack == w, timeout=10,
+                     keep=True):
             out["data_hostile_acked"] += 1
             peer.seq += len(data)
-        out["echoed_bytes"] += receive(peer, len(data), window=65535)
+        out["echoed_bytes"] += receive(peer, len(data), window=65535, timeout=10)
 
     # 3. Zero window: we advertise 0 and send data to echo; the appliance must hold its answer
     #    and probe (RFC 9293 3.8.6.1) instead of sending it; once we open the window it sends.
@@ -167,11 +170,11 @@ def main():
     first = b"a" * 100
     peer.send("PA", payload=first)
     peer.seq += len(first)
-    out["before_window_closed"] = receive(peer, len(first), window=0)
+    out["before_window_closed"] = receive(peer, len(first), window=0, timeout=10)
     data = b"z" * 1000
     peer.send("PA", payload=data, window=0)
     peer.seq += len(data)
-    time.sleep(4)
+    time.sleep(6)  # lwIP's first persist probe comes after one RTO; the guest clock is slow
     probes = [p for p in peer.got if from_port(peer)(p)]
     out["zero_window_probes"] = len(probes)
     out["zero_window_max_probe_bytes"] = max([len(p[Raw].load) if Raw in p else 0
