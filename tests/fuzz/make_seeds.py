@@ -372,7 +372,7 @@ def ixgbe_model_seeds():
              + ix_frame(1, 2, 7, b"\x00") + ix_frame(0, 4, 11) + passes(2))
     drops = (ix_frame(0, 5, 1) + ix_frame(0, 6, 2) + ix_frame(1, 7, 3) + ix_frame(0, 10, 4)
              + ix_frame(1, 11, 5) + ix_frame(0, 12, 6) + ix_frame(1, 13, 7)
-             + ix_frame(0, 9, 8, struct.pack("!H", 1540)) + ix_frame(0, 9, 9, struct.pack("!H", 200))
+             + ix_frame(0, 9, 8, struct.pack("!H", 1500)) + ix_frame(0, 9, 9, struct.pack("!H", 200))
              + ix_frame(1, 8, 0, struct.pack("!H", 64) + bytes(range(58)))
              + ix_frame(0, 0, 10, bcast=True) + ix_frame(0, 1, 12, patches=[(22, 0x2f)], fix=True))
     lengths = b"".join(ix_frame(i % 2, 0, 16 + i, mut=ix_mut(length=i, value=60 + 300 * i))
