@@ -261,7 +261,7 @@ HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 # the WS_HOST_MMIO seam of kernel/mmio.h).
 IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
 	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_platform.c \
-	tests/hostsim/sim_frames.c \
+	tests/hostsim/ixgbe_appliance.c tests/hostsim/sim_frames.c \
 	drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c \
 	apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
 	net/inet.c net/rss.c \

@@ -328,6 +328,77 @@ def tx_ring_seeds():
     }
 
 
+# --- fuzz_ixgbe_model: frames on the model's wires, hostile write-backs, passes ---------------
+
+def ix_frame(port, kind, flow, extra=b"", bcast=False, patches=(), fix=False, mut=None):
+    """One frame onto port's wire (ops 0-9, op & 1 the port): kind byte and its flags, flow, the
+    kind's own bytes (extra), byte patches (offset, value), the write-back mutation (ix_mut)."""
+    k = kind | (0x10 if bcast else 0) | (0x20 if patches else 0) | (0x40 if fix else 0)
+    k |= 0x80 if mut is not None else 0
+    out = bytes([port & 1, k, flow]) + extra
+    if patches:
+        out += bytes([len(patches) - 1])
+        out += b"".join(struct.pack("!HB", at, v) for at, v in patches)
+    return out + (mut if mut is not None else b"")
+
+
+def ix_mut(length=0, value=0, no_eop=False, hold=False, errors=None, status=None, rss=None):
+    """What the device writes back for that frame: length mode 0-7 (5-7 use value), EOP cleared,
+    held back, error bits 31:16, status bits 17:2, RSS info and hash."""
+    how = length | (0x08 if no_eop else 0) | (0x10 if hold else 0)
+    how |= (0x20 if errors is not None else 0) | (0x40 if status is not None else 0)
+    how |= 0x80 if rss is not None else 0
+    out = bytes([how])
+    if length >= 5:
+        out += struct.pack("!H", value)
+    if errors is not None:
+        out += struct.pack("!H", errors)
+    if status is not None:
+        out += struct.pack("!H", status)
+    if rss is not None:
+        out += struct.pack("!II", *rss)
+    return out
+
+
+def ixgbe_model_seeds():
+    passes = lambda rounds=1, mask=0: bytes([10, (rounds - 1) | mask << 4])
+    deliver_rx = lambda n=0: bytes([11, n])
+    hold_tx = lambda n, port, garbage=0: bytes([12, n | port << 7, garbage])
+    deliver_tx, housekeeping = bytes([13]), bytes([15])
+    stray = lambda port, q, length: bytes([14, q | port << 2]) + struct.pack("!H", length)
+    fwd = b"".join(ix_frame(p, k, f) for p, k, f in
+                   [(0, 0, 1), (0, 1, 2), (1, 0, 3), (0, 14, 40), (1, 1, 77), (0, 15, 200)])
+    local = (ix_frame(0, 3, 5) + ix_frame(1, 3, 9) + passes(2) + ix_frame(0, 2, 6, b"\x10")
+             + ix_frame(1, 2, 7, b"\x00") + ix_frame(0, 4, 11) + passes(2))
+    drops = (ix_frame(0, 5, 1) + ix_frame(0, 6, 2) + ix_frame(1, 7, 3) + ix_frame(0, 10, 4)
+             + ix_frame(1, 11, 5) + ix_frame(0, 12, 6) + ix_frame(1, 13, 7)
+             + ix_frame(0, 9, 8, struct.pack("!H", 1500)) + ix_frame(0, 9, 9, struct.pack("!H", 200))
+             + ix_frame(1, 8, 0, struct.pack("!H", 64) + bytes(range(58)))
+             + ix_frame(0, 0, 10, bcast=True) + ix_frame(0, 1, 12, patches=[(22, 0x2f)], fix=True))
+    lengths = b"".join(ix_frame(i % 2, 0, 16 + i, mut=ix_mut(length=i, value=60 + 300 * i))
+                       for i in range(1, 8))
+    status = (ix_frame(0, 0, 1, mut=ix_mut(no_eop=True)) + ix_frame(0, 0, 1)
+              + ix_frame(1, 1, 2, mut=ix_mut(no_eop=True)) + ix_frame(1, 1, 2, mut=ix_mut(no_eop=True))
+              + ix_frame(1, 1, 2) + ix_frame(0, 0, 3, mut=ix_mut(errors=0x0100))
+              + ix_frame(0, 0, 4, mut=ix_mut(errors=0xc000, status=0x0008))
+              + ix_frame(1, 1, 5, mut=ix_mut(status=0xffff, rss=(0x11, 0xdeadbeef)))
+              + ix_frame(0, 2, 6, b"\x08", mut=ix_mut(rss=(0xffffffff, 0))) + passes(3))
+    held = (ix_frame(0, 0, 1, mut=ix_mut(hold=True)) + ix_frame(0, 0, 1) + ix_frame(0, 0, 1)
+            + passes(2) + ix_frame(1, 1, 9, mut=ix_mut(hold=True, no_eop=True))
+            + ix_frame(1, 1, 9) + passes() + deliver_rx(1) + passes() + stray(0, 0, 60)
+            + stray(1, 3, 0xffff) + ix_frame(0, 0, 2) + passes(2, 0x5) + hold_tx(4, 1, 0xfe)
+            + ix_frame(0, 0, 7) + ix_frame(0, 1, 8) + passes(2) + ix_frame(0, 2, 6, b"\x00")
+            + passes() + deliver_tx + housekeeping + passes(4, 0x2) + deliver_rx())
+    return {
+        "forwarding_both_ways": fwd + passes(2) + fwd + passes(8),
+        "arp_and_echo": local,
+        "router_drops_and_junk": drops + passes(4),
+        "hostile_lengths": lengths + passes(2),
+        "hostile_status_chains_rss": status,
+        "held_stray_and_tx_writebacks": held,
+    }
+
+
 # --- fuzz_iperf3: a client's control stream, then UDP datagrams (apps/sink/iperf3_proto.c) ---------
 
 IPERF3_COOKIE = b"zqmxz2dddltgcocuvjtnzygeopaom6k3ohvy\0"  # captured (protocol doc, B.1)
@@ -404,6 +475,8 @@ def netperf_seeds():
         "iterations_same_port": b"\xff" + stream + again + again[:100],
         "passphrase_then_omni": b"\x80" + netperf_msg({0: 6, 4: -1}, b"secret\0") + stream,
         "crr_and_unknown": b"\x20" + crr + netperf_msg({0: 12345}),
+    }
+
 
 # --- fuzz_lwip: byte 0 opens connections (1 discard, 2 echo); then records ------------------
 
@@ -505,6 +578,7 @@ def main():
         "fuzz_iperf3": iperf3_seeds(),
         "fuzz_netperf_proto": netperf_seeds(),
         "fuzz_lwip": lwip_seeds(),
+        "fuzz_ixgbe_model": ixgbe_model_seeds(),
     }
     for harness, seeds in sets.items():
         d = os.path.join(root, harness)

@@ -44,19 +44,29 @@ declare -A SRCS=(
         net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c net/local.c net/neigh.c net/inet.c
         kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
         $OUT/lwip/liblwip.a"
+    [fuzz_ixgbe_model]="tests/hostsim/ixgbe_platform.c tests/hostsim/ixgbe_appliance.c
+        drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c
+        apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c
+        net/neigh.c net/inet.c net/rss.c kernel/err.c tests/model/ixgbe_model.c
+        tests/model/ixgbe_model_queue.c tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c
+        tests/model/ixgbe_model_tx.c"
 )
 # Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
 # eviction and out-of-memory paths (see the harnesses): the same code, other sizes. fuzz_tx_ring
 # takes the ring's register writes itself (kernel/mmio.h's host build) to count the tail writes.
 # fuzz_lwip: lwIP's checksum checks off (LWIP_FUZZ_FLAGS), the default config's header.
+# fuzz_ixgbe_model: the MMIO seam to the 82599 model (as ixgbe_sim), the default config's header.
 LWIP_DIR=build/src/lwip-2.1.3/src
 LWIP_FUZZ_FLAGS="-DCHECKSUM_CHECK_TCP=0 -DCHECKSUM_CHECK_UDP=0 -DCHECKSUM_CHECK_ICMP=0 \
 -Inet/lwip-port -I$LWIP_DIR/include"
 declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TABLE_BITS=4"
     [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15" [fuzz_tx_ring]="-DWS_HOST_MMIO"
-    [fuzz_lwip]="$LWIP_FUZZ_FLAGS -iquote $OUT/lwip/gen")
+    [fuzz_lwip]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen"
+    [fuzz_ixgbe_model]="-DWS_HOST_MMIO -Itests/hostsim/hostinc -iquote $OUT/gen")
 ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fuzz_tx_ring
-    fuzz_iperf3 fuzz_netperf_proto fuzz_lwip)
+    fuzz_iperf3 fuzz_netperf_proto fuzz_lwip fuzz_ixgbe_model)
+# Harnesses that include config.h: the default config's, generated into $OUT/gen.
+NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
 
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
@@ -74,19 +84,34 @@ failed=0
 
 # --- build -----------------------------------------------------------------------------------
 
+# config.h of config/default.conf, for the harnesses that run code reading it.
+gen_config() {
+    make --no-print-directory sources build/host/genconfig > /dev/null || return 1
+    mkdir -p "$OUT/gen"
+    build/host/genconfig config/default.conf "$OUT/gen/config.h" > /dev/null
+}
+for h in "${harnesses[@]}"; do
+    if [[ " ${NEEDS_CONFIG[*]} " == *" $h "* ]]; then
+        if ! gen_config 2> "$OUT/logs/config.build.log"; then
+            cat "$OUT/logs/config.build.log" >&2
+            echo "run.sh: generating config.h failed" >&2
+            exit 1
+        fi
+        break
+    fi
+done
+
 # lwIP for fuzz_lwip: its own archive, built with the harnesses' flags but warnings not as
 # errors (third-party code, as in the image), rebuilt only when the port's headers, this script
 # or the fetched sources (their stamp) change.
 build_lwip() {
     local lib=$OUT/lwip/liblwip.a
-    make --no-print-directory sources build/host/genconfig > /dev/null || return 1
-    mkdir -p "$OUT/lwip/gen"
-    build/host/genconfig config/default.conf "$OUT/lwip/gen/config.h" > /dev/null || return 1
     if [[ -f $lib && ! $0 -nt $lib && ! build/src/.stamp-lwip -nt $lib &&
         -z $(find net/lwip-port -name '*.h' -newer "$lib") ]]; then
         return 0
     fi
     local objs=() flags=() f o
+    mkdir -p "$OUT/lwip"
     for f in "${CFLAGS[@]}"; do
         [[ $f == -Werror ]] || flags+=("$f")
     done

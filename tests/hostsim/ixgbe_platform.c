@@ -173,12 +173,16 @@ static int xs_dma_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 static int xs_dma_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
-    (void)ctx;
+    struct xs_port *p = ctx;
     if (!xs_dma_ok(addr, len)) {
         xs_refused++;
         return -1;
     }
-    memcpy((void *)(uintptr_t)addr, buf, len);
+    /* The model's write was inside registered memory either way: to the model it succeeded,
+     * whatever a hostile-device hook then makes of it. */
+    if (p->on_dma_write == NULL || p->on_dma_write(p->dma_ctx, addr, buf, len)) {
+        memcpy((void *)(uintptr_t)addr, buf, len);
+    }
     return 0;
 }
 
@@ -732,6 +736,58 @@ int igb_probe(struct pci_dev *d, unsigned ncores)
 {
     (void)d, (void)ncores;
     return WS_ERR_NOSYS;
+}
+
+/* --- what every test and fuzz input ends with ---------------------------------------------- */
+
+/* xs_why: append one line to why (truncated, never overrun). */
+static void xs_why(char *why, size_t n, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    if (*at + 1 >= n) {
+        return;
+    }
+    va_start(ap, fmt);
+    int k = vsnprintf(why + *at, n - *at, fmt, ap);
+    va_end(ap);
+    *at = k < 0 ? *at : *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+}
+
+bool xs_platform_clean(char *why, size_t n)
+{
+    size_t at = 0;
+    if (n > 0) {
+        why[0] = '\0';
+    }
+    for (unsigned i = 0; i < XS_PORTS; i++) {
+        const struct xs_port *p = &xs_ports[i];
+        struct ixgbe_model_counters c;
+        ixgbe_model_counters(p->m, &c);
+        if (p->misuse != 0 || c.misuse != 0) {
+            xs_why(why, n, &at, "model port %u: %" PRIu64 " misuse reports, the first: %s\n", i,
+                   c.misuse, p->first_misuse);
+        }
+        if (p->bad_width != 0) {
+            xs_why(why, n, &at, "model port %u: %" PRIu64 " accesses not 32 bits wide\n", i,
+                   p->bad_width);
+        }
+        if (p->msix_stray != 0) {
+            xs_why(why, n, &at, "model port %u: %" PRIu64 " MSI-X messages reached no handler\n",
+                   i, p->msix_stray);
+        }
+        if (p->cfg_writes_refused != 0) {
+            xs_why(why, n, &at, "port %u: %" PRIu64 " writes to read-only configuration bits\n",
+                   i, p->cfg_writes_refused);
+        }
+        if (c.rx_dma_errors != 0) {
+            xs_why(why, n, &at, "model port %u: %" PRIu64 " RX DMA errors\n", i,
+                   c.rx_dma_errors);
+        }
+    }
+    if (xs_refused != 0) {
+        xs_why(why, n, &at, "%" PRIu64 " DMA accesses outside registered memory\n", xs_refused);
+    }
+    return at == 0;
 }
 
 /* --- set-up and tear-down ------------------------------------------------------------------- */

@@ -59,6 +59,14 @@ struct xs_port {
     /* The wire beyond the port: where its transmitted frames go (NULL: counted only). */
     void (*on_tx)(void *ctx, const uint8_t *f, size_t len);
     void *tx_ctx;
+
+    /* A hostile device (tests/fuzz/fuzz_ixgbe_model.c): every DMA write of this port's model
+     * into registered memory (frame data, descriptor write-backs) is offered here first. Return
+     * true to let it land as the model wrote it; false when the hook has dealt with it itself:
+     * written something else in its place (in [addr, addr+len) only), or held it back to write
+     * later, or dropped it. NULL: every write lands. */
+    bool (*on_dma_write)(void *ctx, uint64_t addr, const void *data, size_t len);
+    void *dma_ctx;
 };
 
 /* xs_platform_init: the two ports (models at power-on), PCI, per-core blocks (ncores <=
@@ -97,6 +105,11 @@ uint64_t xs_wake_count(unsigned core);
 /* xs_irq_vector_of: the vector irq_alloc handed out under `name` on `core`, or -1. */
 int xs_irq_vector_of(unsigned core, const char *name);
 uint32_t xs_apic_id(unsigned core);
+
+/* xs_platform_clean: no model misuse, refused DMA, access of the wrong width, stray MSI-X message
+ * or write to a read-only configuration bit, on either port. If there was one, false and a line
+ * per kind of problem in why (n bytes, NUL-terminated). */
+bool xs_platform_clean(char *why, size_t n);
 
 /* Registered DMA memory: is [addr, addr+len) inside one block? How many were refused. */
 bool xs_dma_ok(uint64_t addr, size_t len);

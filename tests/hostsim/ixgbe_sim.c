@@ -36,6 +36,7 @@
 #include "config.h"
 #include "drivers/nic/nic.h"
 #include "net/rss.h"
+#include "tests/hostsim/ixgbe_appliance.h"
 
 bool xs_verbose;
 uint64_t xs_frames = 1000000;
@@ -77,22 +78,15 @@ void xs_summarize(const char *fmt, ...)
 /* The models must never have seen a misuse, a refused DMA or an access of the wrong width. */
 void xs_check_clean(void)
 {
-    for (unsigned i = 0; i < XS_PORTS; i++) {
-        const struct xs_port *p = xs_port(i);
-        struct ixgbe_model_counters c;
-        ixgbe_model_counters(p->m, &c);
-        XS_CHECK(p->misuse == 0 && c.misuse == 0, "model port %u: %" PRIu64 " misuse reports, "
-                 "the first: %s", i, c.misuse, p->first_misuse);
-        XS_CHECK(p->bad_width == 0, "model port %u: %" PRIu64 " accesses not 32 bits wide", i,
-                 p->bad_width);
-        XS_CHECK(p->msix_stray == 0, "model port %u: %" PRIu64 " MSI-X messages reached no "
-                 "handler", i, p->msix_stray);
-        XS_CHECK(p->cfg_writes_refused == 0, "port %u: %" PRIu64 " writes to read-only "
-                 "configuration bits", i, p->cfg_writes_refused);
-        XS_CHECK(c.rx_dma_errors == 0, "model port %u: %" PRIu64 " RX DMA errors", i,
-                 c.rx_dma_errors);
+    char why[1024];
+    if (xs_platform_clean(why, sizeof(why))) {
+        return;
     }
-    xs_expect("DMA accesses outside registered memory", xs_dma_refused(), 0);
+    for (const char *line = why; *line != '\0';) { /* one FAIL line per problem */
+        size_t len = strcspn(line, "\n");
+        xs_fail("%.*s", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
 }
 
 /* --- frames -------------------------------------------------------------------------------- */
@@ -165,27 +159,17 @@ unsigned xs_reta_queue(uint32_t hash)
 /* xs_boot: kernel/main.c's order: pools, ports, forwarding. Returns the ports up. */
 unsigned xs_boot(void)
 {
-    if (nic_pools_init(XS_CORES) != 0) {
-        xs_fail("nic_pools_init failed");
-        return 0;
-    }
-    unsigned n = nic_probe_all(XS_CORES);
-    if (fwd_init(XS_CORES) != 0) {
-        xs_fail("fwd_init failed");
+    const char *failed;
+    unsigned n = xs_appliance_boot(XS_CORES, &failed);
+    if (failed != NULL) {
+        xs_fail("%s failed", failed);
     }
     return n;
 }
 
 bool xs_tx_in_flight(void)
 {
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        for (unsigned c = 0; c < nic_port(i)->nqueues; c++) {
-            if (iring_tx_in_flight(&nic_port(i)->q[c].tx) != 0) {
-                return true;
-            }
-        }
-    }
-    return false;
+    return xs_appliance_tx_in_flight();
 }
 
 /* xs_settle: every core's pass in turn, time moving on, until nothing moves and nothing is in
