@@ -1068,3 +1068,18 @@ bool iperf3_poll(uint32_t now_ms)
     }
     return work;
 }
+
+bool iperf3_idle(void)
+{
+    for (unsigned i = 0; i < IPERF3_PENDING_CONNS; i++) {
+        if (iperf3_pending[i].conn.pcb) {
+            return false;
+        }
+    }
+    for (unsigned i = 0; i < IPERF3_MAX_TESTS; i++) {
+        if (iperf3_tests[i].phase != IPERF3_FREE || iperf3_tests[i].out) {
+            return false;
+        }
+    }
+    return iperf3_held == 0;
+}

@@ -753,3 +753,13 @@ bool netperf_poll(uint32_t now_ms)
     }
     return worked;
 }
+
+bool netperf_idle(void)
+{
+    for (unsigned i = 0; i < CONFIG_SINK_MAX_TESTS; i++) {
+        if (np_sessions[i].state != NP_FREE) {
+            return false;
+        }
+    }
+    return true;
+}

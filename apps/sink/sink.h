@@ -47,5 +47,10 @@ void iperf3_init(void);
 bool iperf3_poll(uint32_t now_ms);
 void netperf_init(void);
 bool netperf_poll(uint32_t now_ms);
+/* For tests (tests/fuzz/fuzz_sink_services.c), read-only: the service holds nothing: every test
+ * slot free, no connection pending or queued control byte. A slot left taken with no
+ * connection behind it would lock clients out until its timeout, or for good. */
+bool iperf3_idle(void);
+bool netperf_idle(void);
 
 #endif
