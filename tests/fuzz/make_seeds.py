@@ -563,6 +563,152 @@ def lwip_seeds():
     }
 
 
+# --- fuzz_sink_services: records scripting clients of iperf3 and netperf over lwIP ------------
+
+SV_CONNECT, SV_DATA, SV_FILLER, SV_CONTROL, SV_UDP, SV_CLOCK, SV_PASS, SV_HALF = range(8)
+TO_IPERF3, TO_NETPERF, TO_DISCARD, TO_ECHO = 0, 1, 2, 3
+TO_NEWEST = 4  # the listener (or UDP pcb) lwIP made last: the data port netperf just opened
+SV_ACK, SV_FIN, SV_RST, SV_WINDOW, SV_VANISH, SV_DATA_FIN = range(6)
+
+
+def sv(kind, slot=0, *rest):
+    return bytes([kind | slot << 3, *rest])
+
+
+def sv_data(slot, data):
+    assert len(data) <= 4096
+    return sv(SV_DATA, slot) + struct.pack(">H", len(data)) + data
+
+
+def sv_udp(sport, dest, data):
+    return sv(SV_UDP, sport, dest) + struct.pack(">H", len(data)) + data
+
+
+def sv_clock_ms(ms):
+    """Clock records for ms milliseconds (multiples of 50 ms, under 9.6 s each)."""
+    out = b""
+    while ms > 0:
+        n = min(ms // 50, 191)
+        out += sv(SV_CLOCK, 0, n)
+        ms -= n * 50
+    return out
+
+
+SV_PASS_REC = sv(SV_PASS)
+
+
+def sv_iperf3_seeds():
+    cookie = IPERF3_COOKIE
+    other = b"abcdefghijklmnopqrstuvwxyz234567abcd\0"
+    tcp = (b'{"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,'
+           b'"pacing_timer":1000,"client_version":"3.12"}')
+    udp = (b'{"udp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":1460,'
+           b'"bandwidth":1000000,"pacing_timer":1000,"client_version":"3.12"}')
+    rev = (b'{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":2,"reverse":true,'
+           b'"len":131072,"bandwidth":2000000,"pacing_timer":1000,"client_version":"3.12"}')
+    udp_rev = (b'{"udp":true,"omit":0,"time":1,"parallel":1,"reverse":true,"len":1400,'
+               b'"bandwidth":1000000,"client_version":"3.12"}')
+    results = (b'{"cpu_util_total":26.5,"cpu_util_user":0.52,"cpu_util_system":25.98,'
+               b'"sender_has_retransmits":1,"congestion_used":"bbr","streams":[{"id":1,'
+               b'"bytes":6250692608,"retransmits":0,"jitter":0,"errors":0,"packets":0,'
+               b'"start_time":0,"end_time":2.00055}]}')
+    ctl, st1, st2 = 0, 1, 2
+
+    def start(params, streams=(st1,)):
+        out = (sv(SV_CONNECT, ctl, TO_IPERF3) + sv_data(ctl, cookie) + SV_PASS_REC
+               + sv_data(ctl, iperf3_json(params)) + SV_PASS_REC)
+        for st in streams:
+            out += sv(SV_CONNECT, st, TO_IPERF3) + sv_data(st, cookie) + SV_PASS_REC
+        return out
+
+    def finish(streams=(st1,)):
+        out = sv_data(ctl, b"\x04") + SV_PASS_REC + sv_data(ctl, iperf3_json(results))
+        out += SV_PASS_REC + sv_data(ctl, b"\x10") + SV_PASS_REC
+        for st in streams:
+            out += sv(SV_CONTROL, st, SV_FIN)
+        return out + sv(SV_CONTROL, ctl, SV_FIN) + sv_clock_ms(500)
+
+    def dgram(seq, size=200):
+        return sv_udp(1, TO_IPERF3, struct.pack(">III", 840, 1000 * seq, seq) + bytes(size - 12))
+
+    hello = sv_udp(1, TO_IPERF3, b"\x39\x38\x37\x36")
+    bulk = (sv(SV_FILLER, st1, 23) + SV_PASS_REC) * 3 + sv_clock_ms(1000)
+    bytewise = (sv(SV_CONNECT, ctl, TO_IPERF3) + sv_data(ctl, cookie[:5]) + SV_PASS_REC
+                + sv_data(ctl, cookie[5:36]) + SV_PASS_REC + sv_data(ctl, cookie[36:]
+                + iperf3_json(tcp)[:2]) + SV_PASS_REC + sv_data(ctl, iperf3_json(tcp)[2:])
+                + SV_PASS_REC + sv(SV_CONNECT, st1, TO_IPERF3) + sv_data(st1, cookie[:20])
+                + sv_data(st1, cookie[20:] + bytes(300)) + SV_PASS_REC)
+    return {
+        "iperf3_tcp": start(tcp) + bulk + finish(),
+        "iperf3_tcp_split": bytewise + bulk + finish(),
+        "iperf3_udp": start(udp, ()) + hello + SV_PASS_REC + dgram(1) + dgram(2) + dgram(4)
+        + dgram(3) + SV_PASS_REC + sv_clock_ms(1000) + dgram(5) + finish(()),
+        "iperf3_reverse_parallel": start(rev, (st1, st2)) + sv_clock_ms(1000)
+        + finish((st1, st2)),
+        "iperf3_udp_reverse": start(udp_rev, ()) + hello + sv_clock_ms(1000) + finish(()),
+        # Both test slots taken (sink.max_tests = 2), a third client turned away, a stream with
+        # the wrong cookie, a client gone mid-params, another that never sends its cookie.
+        "iperf3_busy_and_broken": start(tcp, ()) + sv(SV_CONNECT, 3, TO_IPERF3)
+        + sv_data(3, other) + SV_PASS_REC + sv(SV_CONNECT, 4, TO_IPERF3) + SV_PASS_REC
+        + sv_data(4, cookie[:10]) + sv(SV_CONNECT, 5, TO_IPERF3) + sv_data(5, other[::-1])
+        + SV_PASS_REC + sv(SV_CONTROL, 3, SV_VANISH) + sv(SV_HALF, 6, TO_IPERF3)
+        + sv_data(ctl, b"\x0c") + SV_PASS_REC + sv_clock_ms(11000)
+        + sv(SV_CLOCK, 0, 195),
+    }
+
+
+# The DO_OMNI of Debian's `netperf -t TCP_STREAM -l 2` (protocol doc, Appendix A.1), by offset.
+SV_OMNI = {0: 97, 4: -1, 8: -1, 12: -1, 16: 8, 24: 2, 28: -1, 32: -1, 36: -1, 40: 8, 52: -1,
+           56: 0x20, 64: 2, 76: -1, 80: -1, 84: -1, 92: 4, 96: 1, 100: 6, 104: 4, 108: 34873,
+           152: -1, 156: -1}
+
+
+def sv_netperf_seeds():
+    stream = netperf_msg({**SV_OMNI, 64: 1})
+    maerts = netperf_msg({**SV_OMNI, 64: 1, 104: 2})
+    rr = netperf_msg({**SV_OMNI, 64: 1, 24: 1, 28: 1, 48: 1, 52: 1, 104: 6})
+    udp = netperf_msg({**SV_OMNI, 64: 1, 24: 3329, 56: 0, 96: 2, 100: 17})
+    udp_rr = netperf_msg({**SV_OMNI, 64: 1, 28: 1, 52: 1, 96: 2, 100: 17, 104: 6})
+    counted = netperf_msg({**SV_OMNI, 56: 0x28, 64: -5000})  # -l -5000 bytes, -C
+    ctl, data = 0, 1
+
+    def ask(req):
+        return sv(SV_CONNECT, ctl, TO_NETPERF) + sv_data(ctl, req) + SV_PASS_REC
+
+    bye = SV_PASS_REC + sv(SV_CONTROL, ctl, SV_FIN) + sv_clock_ms(500)
+    data_in = sv(SV_CONNECT, data, TO_NEWEST) + (sv(SV_FILLER, data, 40) + SV_PASS_REC) * 3
+    return {
+        "netperf_tcp_stream": ask(stream) + data_in + sv(SV_CONTROL, data, SV_DATA_FIN | 8 << 3)
+        + bye,
+        "netperf_tcp_maerts": ask(maerts) + sv(SV_CONNECT, data, TO_NEWEST)
+        + sv_clock_ms(1200) + sv(SV_CONTROL, data, SV_FIN) + sv(SV_CONTROL, data, SV_RST)
+        + bye,
+        "netperf_tcp_rr": ask(rr) + sv(SV_CONNECT, data, TO_NEWEST)
+        + (sv_data(data, b"q") + SV_PASS_REC) * 4 + sv_data(data, b"qq") + SV_PASS_REC
+        + sv(SV_CONTROL, data, SV_FIN) + bye,
+        "netperf_udp_stream": ask(udp) + b"".join(sv_udp(7, TO_NEWEST, bytes(64)) for _ in
+                                                  range(4)) + SV_PASS_REC
+        + sv_udp(7, TO_NEWEST, b"") * 3 + bye,
+        "netperf_udp_rr_timeout": ask(udp_rr) + (sv_udp(7, TO_NEWEST, b"r") + SV_PASS_REC) * 3
+        + sv_clock_ms(5500) + bye,
+        # -i 2: two cycles on one control connection, the second after the first's results;
+        # -l -5000 (counted) with -C.
+        "netperf_iterations_counted": ask(counted) + data_in + sv(SV_CONTROL, data, SV_FIN)
+        + SV_PASS_REC + sv_data(ctl, stream) + SV_PASS_REC + sv(SV_CONNECT, 2, TO_NEWEST)
+        + sv(SV_FILLER, 2, 10) + sv(SV_CONTROL, 2, SV_FIN) + bye,
+        # A control connection that sends half a request and vanishes; a data connection to a
+        # test's port that is not the first; the idle timeout of a session.
+        "netperf_vanish_and_timeouts": ask(stream) + sv(SV_CONNECT, data, TO_NEWEST)
+        + sv(SV_CONNECT, 2, TO_NEWEST) + sv(SV_CONNECT, 3, TO_NETPERF)
+        + sv_data(3, stream[:300]) + sv(SV_CONTROL, 3, SV_VANISH) + sv(SV_CONNECT, 4, TO_NETPERF)
+        + SV_PASS_REC + sv(SV_CLOCK, 0, 195) + sv(SV_CLOCK, 0, 195),
+    }
+
+
+def sink_services_seeds():
+    return {**sv_iperf3_seeds(), **sv_netperf_seeds()}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
@@ -579,6 +725,7 @@ def main():
         "fuzz_netperf_proto": netperf_seeds(),
         "fuzz_lwip": lwip_seeds(),
         "fuzz_ixgbe_model": ixgbe_model_seeds(),
+        "fuzz_sink_services": sink_services_seeds(),
     }
     for harness, seeds in sets.items():
         d = os.path.join(root, harness)

@@ -67,6 +67,18 @@ ALL=(fuzz_net_local fuzz_route fuzz_fib fuzz_console fuzz_config fuzz_rx_ring fu
     fuzz_iperf3 fuzz_netperf_proto fuzz_lwip fuzz_ixgbe_model)
 # Harnesses that include config.h: the default config's, generated into $OUT/gen.
 NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
+# fuzz_sink_services: the sink's services on lwIP (the same lwIP archive and flags as
+# fuzz_lwip), cJSON for iperf3's JSON, and hostinc's <reent.h> for kernel/percpu.h (netperf
+# reads the sink core's cycle counters).
+SRCS[fuzz_sink_services]="apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c
+    apps/sink/iperf3.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
+    net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c kernel/err.c
+    tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c
+    $OUT/lwip/liblwip.a"
+EXTRA[fuzz_sink_services]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen -Ibuild/src/cjson-1.7.15
+    -Itests/hostsim/hostinc"
+ALL+=(fuzz_sink_services)
+NEEDS_CONFIG+=(fuzz_sink_services)
 
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
@@ -125,9 +137,9 @@ build_lwip() {
     rm -f "$lib" && ar rcs "$lib" "${objs[@]}"
 }
 for h in "${harnesses[@]}"; do
-    if [[ $h == fuzz_lwip ]] && ! build_lwip 2> "$OUT/logs/lwip.build.log"; then
+    if [[ ${SRCS[$h]} == *liblwip.a* ]] && ! build_lwip 2> "$OUT/logs/lwip.build.log"; then
         cat "$OUT/logs/lwip.build.log" >&2
-        echo "run.sh: building lwIP for fuzz_lwip failed" >&2
+        echo "run.sh: building lwIP for $h failed" >&2
         exit 1
     fi
 done
