@@ -696,6 +696,14 @@ def sv_netperf_seeds():
         "netperf_iterations_counted": ask(counted) + data_in + sv(SV_CONTROL, data, SV_FIN)
         + SV_PASS_REC + sv_data(ctl, stream) + SV_PASS_REC + sv(SV_CONNECT, 2, TO_NEWEST)
         + sv(SV_FILLER, 2, 10) + sv(SV_CONTROL, 2, SV_FIN) + bye,
+        # The next request sent before the test's end (kept, answered after the results).
+        "netperf_request_during_test": ask(stream) + data_in + sv_data(ctl, stream)
+        + SV_PASS_REC + sv(SV_CONTROL, data, SV_FIN) + SV_PASS_REC
+        + sv(SV_CONNECT, 2, TO_NEWEST) + sv(SV_CONTROL, 2, SV_FIN) + bye,
+        # TCP_MAERTS -l -3000: the sink sends 3000 bytes' worth of 16 KiB sends, then drains.
+        "netperf_maerts_counted": ask(netperf_msg({**SV_OMNI, 64: -3000, 104: 2, 12: 1000}))
+        + sv(SV_CONNECT, data, TO_NEWEST) + SV_PASS_REC * 3 + sv_clock_ms(500)
+        + sv(SV_CONTROL, data, SV_FIN) + bye,
         # A control connection that sends half a request and vanishes; a data connection to a
         # test's port that is not the first; the idle timeout of a session.
         "netperf_vanish_and_timeouts": ask(stream) + sv(SV_CONNECT, data, TO_NEWEST)
