@@ -714,7 +714,11 @@ def sv_netperf_seeds():
 
 
 def sink_services_seeds():
-    return {**sv_iperf3_seeds(), **sv_netperf_seeds()}
+    basic = (sv(SV_CONNECT, 0, TO_ECHO) + sv_data(0, b"hello, echo") + SV_PASS_REC
+             + sv(SV_CONNECT, 1, TO_DISCARD) + sv(SV_FILLER, 1, 30) + sv(SV_CONTROL, 1, SV_FIN)
+             + sv_udp(2, TO_ECHO, b"ping") + sv_udp(3, TO_DISCARD, b"drop") + SV_PASS_REC
+             + sv(SV_CONTROL, 0, SV_FIN) + sv_clock_ms(300))
+    return {**sv_iperf3_seeds(), **sv_netperf_seeds(), "discard_and_echo": basic}
 
 
 def main():
