@@ -35,16 +35,19 @@
  * Invariants: no crash, no ASan/UBSan report, no lwIP assertion (a panic, which aborts); every
  * frame the sink sends is IPv4 from our address with checksums that verify; after every pass
  * each service's `active` gauge stays within what its tables can hold (a gauge counted down
- * twice wraps). At the end (open clients reset their connections, 2 s of timers, every
- * remaining pcb aborted, then 700 s of timers, past every service timeout): every pool full,
- * every handed buffer released by lwIP, lwIP's memp pools and heap back to their level after
- * start-up, no pcb left but the services' own listeners and UDP pcbs, every service's `active`
- * gauge 0, iperf3's and netperf's test tables idle (iperf3_idle, netperf_idle), and for every
- * service tests_run == tests_done + tests_failed.
+ * twice wraps), and the tests still open (run - done - failed) are at most one per test slot
+ * (iperf3, netperf) and exactly one per connection (discard, echo). At the end, once the open
+ * clients have reset their connections, 2 s of timers have run and every remaining pcb is
+ * aborted: iperf3 and netperf idle at once (iperf3_idle, netperf_idle: a test's state hangs
+ * on its connections, never on a timeout alone). After 700 s more of timers, past every
+ * service deadline: every pool full, every handed buffer released by lwIP, lwIP's memp pools
+ * and heap back to their level after start-up, no pcb left but the services' own listeners
+ * and UDP pcbs, every service's `active` gauge 0 and tests_run == tests_done + tests_failed.
  *
  * State: lwIP cannot be initialised twice, so everything is brought up on the first input and
  * each input must leave it as it found it (the invariants). As in fuzz_lwip, each input starts
- * at the same phase of the ISN clock and of lwIP's TCP timer, so it behaves the same every run.
+ * at the same phase of the ISN clock and of lwIP's TCP timer, and here also of the handoff's
+ * round robin, so it behaves the same every run.
  * netperf.c reads the sink core's cycle counters through this_cpu() (%gs:0): GS base points
  * at a host percpu block, as kernel/cpu.c points it at the core's own.
  */
@@ -180,13 +183,25 @@ static void fz_output(struct fz *z)
     }
 }
 
-/* fz_gauges_bounded: a gauge counted down once too often wraps to 2^64 - 1. */
+static uint64_t fz_tests_open(enum sink_service s)
+{
+    const struct sink_service_stats *st = &sink_stats[s];
+    return st->tests_run - st->tests_done - st->tests_failed;
+}
+
+/* fz_gauges_bounded: after every pass. A gauge counted down once too often wraps to 2^64 - 1;
+ * a test counted as ended twice, or never, shows in the tests still open: at most one per
+ * test slot (iperf3, netperf), exactly one per connection (discard and echo). */
 static void fz_gauges_bounded(void)
 {
     FUZZ_CHECK(sink_stats[SINK_IPERF3].active <= FZ_IPERF3_MAX_HELD);
     FUZZ_CHECK(sink_stats[SINK_NETPERF].active <= FZ_NETPERF_MAX_HELD);
     FUZZ_CHECK(sink_stats[SINK_DISCARD].active + sink_stats[SINK_ECHO].active <=
                CONFIG_SINK_MAX_CONNECTIONS);
+    FUZZ_CHECK(fz_tests_open(SINK_IPERF3) <= CONFIG_SINK_MAX_TESTS);
+    FUZZ_CHECK(fz_tests_open(SINK_NETPERF) <= CONFIG_SINK_MAX_TESTS);
+    FUZZ_CHECK(fz_tests_open(SINK_DISCARD) == sink_stats[SINK_DISCARD].active);
+    FUZZ_CHECK(fz_tests_open(SINK_ECHO) == sink_stats[SINK_ECHO].active);
 }
 
 static void fz_hand(struct fz_conn *k, struct pkb *b)
@@ -399,6 +414,11 @@ static void fz_end(struct fz *z)
     while (tcp_tw_pcbs != NULL) {
         tcp_abort(tcp_tw_pcbs);
     }
+    /* Every test's state hangs on its connections: with them gone nothing may be left
+     * waiting for a timeout (a slot held that long turns real clients away). */
+    fz_pass(z);
+    FUZZ_CHECK(iperf3_idle());
+    FUZZ_CHECK(netperf_idle());
     fz_clock(z, FZ_END_TIMERS_MS, 70000);
     fsp_tx_flush();
 
