@@ -12,7 +12,7 @@
  * errors and aborts in any phase. Frames go straight to the sink's handoff (fuzz_lwip covers
  * net/local.c); tests/hostsim/sink_peer.c builds them with valid checksums.
  *
- * Input: records, one op byte each; op & 7 is the kind, op >> 3 a slot (mod 24) for TCP
+ * Input: records, one op byte each; op & 7 is the kind, op >> 3 a slot (of 32) for TCP
  * connections (a client socket; frames from core slot % 4) or a source port for UDP:
  *   0 connect: a dest byte (below); the three-way handshake, then a sink pass after each step.
  *   1 data: u16 length (big-endian, at most 4096), that many bytes from the input, sent in
@@ -79,7 +79,7 @@
 #define FZ_POOL 256 /* per core: also bounds the frames the sink sends in one pass */
 #define FZ_SERVER 0xc6120001u /* 198.18.0.1, port0 */
 #define FZ_CLIENT 0xc6120002u /* 198.18.0.2 */
-#define FZ_CONNS 24
+#define FZ_CONNS 32 /* all that op >> 3 names: two iperf3 tests, one with 16 streams */
 #define FZ_MAX_RECORDS 256
 #define FZ_MAX_DATA 4096
 #define FZ_MAX_UDP 1472
@@ -95,6 +95,8 @@
 #define FZ_NETPERF_MAX_HELD (2 * CONFIG_SINK_MAX_TESTS)
 
 enum fz_kind { FZ_CONNECT, FZ_DATA, FZ_FILLER, FZ_CONTROL, FZ_UDP, FZ_CLOCK, FZ_PASS, FZ_HALF };
+
+_Static_assert(FZ_CONNS == 256 >> 3, "op >> 3 names every slot");
 
 struct fz_conn {
     struct sink_tcp tcp;
@@ -449,9 +451,20 @@ static void fz_end(struct fz *z)
 }
 
 /* fz_report: with FUZZ_SVC_VERBOSE set, what an input did (to check that a seed reaches what
- * it is named for): each service's counters over the input. */
-static void fz_report(const struct sink_service_stats *before)
+ * it is named for): lwIP's allocation failures and each service's counters over the input. */
+static uint64_t fz_lwip_mem_errors(void)
 {
+    uint64_t n = lwip_stats.mem.err;
+    for (unsigned i = 0; i < MEMP_MAX; i++) {
+        n += lwip_stats.memp[i]->err;
+    }
+    return n;
+}
+
+static void fz_report(const struct sink_service_stats *before, uint64_t mem_errors_before)
+{
+    fprintf(stderr, "fuzz_sink_services: lwIP allocation failures %" PRIu64 "\n",
+            fz_lwip_mem_errors() - mem_errors_before);
     static const char *const names[] = { "discard", "echo", "iperf3", "netperf" };
     for (unsigned s = 0; s < SINK_SERVICE_COUNT; s++) {
         const struct sink_service_stats *a = &before[s], *b = &sink_stats[s];
@@ -489,6 +502,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct sink_service_stats before[SINK_SERVICE_COUNT];
     memcpy(before, sink_stats, sizeof(before));
+    uint64_t mem_errors = fz_lwip_mem_errors();
 
     static struct fz z;
     memset(&z, 0, sizeof(z));
@@ -499,7 +513,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fuzz_in in = { data, size };
     for (unsigned r = 0; r < FZ_MAX_RECORDS && in.n > 0; r++) {
         uint8_t op = fuzz_u8(&in);
-        unsigned slot = (op >> 3) % FZ_CONNS;
+        unsigned slot = op >> 3;
         switch ((enum fz_kind)(op & 7)) {
         case FZ_CONNECT:
             fz_connect(&z, slot, fz_dest(&in, false), false);
@@ -533,7 +547,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fz_end(&z);
     if (verbose) {
-        fz_report(before);
+        fz_report(before, mem_errors);
     }
     return 0;
 }

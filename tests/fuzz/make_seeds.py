@@ -638,7 +638,20 @@ def sv_iperf3_seeds():
                 + iperf3_json(tcp)[:2]) + SV_PASS_REC + sv_data(ctl, iperf3_json(tcp)[2:])
                 + SV_PASS_REC + sv(SV_CONNECT, st1, TO_IPERF3) + sv_data(st1, cookie[:20])
                 + sv_data(st1, cookie[20:] + bytes(300)) + SV_PASS_REC)
+    def test_r(ctl_slot, streams, cookie_):
+        params = b'{"tcp":true,"time":1,"parallel":%d,"reverse":true,"len":131072}' % len(streams)
+        out = (sv(SV_CONNECT, ctl_slot, TO_IPERF3) + sv_data(ctl_slot, cookie_) + SV_PASS_REC
+               + sv_data(ctl_slot, iperf3_json(params)) + SV_PASS_REC)
+        return out + b"".join(sv(SV_CONNECT, st, TO_IPERF3) + sv_data(st, cookie_)
+                              for st in streams) + SV_PASS_REC
+
+    two_tests = (test_r(0, range(1, 17), cookie) + test_r(17, range(18, 32), other)
+                 + sv_clock_ms(1000) + sv_data(0, b"\x04") + sv_data(17, b"\x0c") + SV_PASS_REC)
     return {
+        # Every slot: two unpaced -R tests, 16 and 14 streams, each stream's send buffer
+        # filled with referenced payload (lwIP's PBUF pool, 4096, runs out), one ended by
+        # TEST_END, the other by CLIENT_TERMINATE.
+        "iperf3_two_tests_30_streams": two_tests,
         "iperf3_tcp": start(tcp) + bulk + finish(),
         "iperf3_tcp_split": bytewise + bulk + finish(),
         "iperf3_udp": start(udp, ()) + hello + SV_PASS_REC + dgram(1) + dgram(2) + dgram(4)
