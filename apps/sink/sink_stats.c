@@ -42,6 +42,7 @@ static const struct u64_row netif_rows[] = {
     NV(rx_csum_offloaded, "of those, TCP/UDP checksum verified by the NIC (not recomputed)"),
     NV(rx_held_max, "most driver buffers lwIP held at once (out-of-order and reassembly queues)"),
     NV(rx_no_netif, "frames from a port without an lwIP interface: dropped"),
+    NV(rx_hold_limit, "frames dropped: lwIP already held half of their core's pool (TCP resends)"),
     NV(tx_frames, "datagrams lwIP sent"),
     NV(tx_bytes, "their IP bytes"),
     NV(tx_no_route, "lwIP output dropped: no route"),

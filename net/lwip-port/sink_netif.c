@@ -22,6 +22,7 @@ static struct netif sink_netifs[WS_MAX_PORTS];
 static struct netif *sink_netif_of[WS_MAX_PORTS]; /* NULL: the port has no address */
 static unsigned sink_core;
 static struct pkb *sink_tx[WS_MAX_PORTS][SINK_TX_BATCH];
+static uint32_t sink_held[WS_MAX_CPUS]; /* buffers of each core's pool lwIP holds now */
 static unsigned sink_ntx[WS_MAX_PORTS];
 
 _Static_assert(sizeof(struct pbuf_custom) <= sizeof(((struct pkb *)0)->stack_wrap),
@@ -35,8 +36,16 @@ static struct pkb *pkb_of_pbuf(struct pbuf *p)
 /* lwIP is done with a received frame: its buffer goes home. */
 static void sink_pbuf_release(struct pbuf *p)
 {
+    struct pkb *b = pkb_of_pbuf(p);
     sink_netif_stats.rx_released++;
-    sink_buffer_done(pkb_of_pbuf(p));
+    sink_held[b->owner]--;
+    sink_buffer_done(b);
+}
+
+/* sink_may_hold: lwIP may take one more of this buffer's core's pool (see the header). */
+static bool sink_may_hold(const struct pkb *b)
+{
+    return sink_held[b->owner] < b->pool->size / 2;
 }
 
 void sink_netif_input(struct pkb *b)
@@ -48,6 +57,11 @@ void sink_netif_input(struct pkb *b)
         sink_buffer_done(b);
         return;
     }
+    if (!sink_may_hold(b)) {
+        st->rx_hold_limit++;
+        sink_buffer_done(b);
+        return;
+    }
     /* net/local.c checked the IPv4 header: total length fits the frame. */
     uint16_t ip_len = inet_load_be16(b->data + INET_ETH_HDR_BYTES + 2);
     struct pbuf_custom *pc = (struct pbuf_custom *)b->stack_wrap;
@@ -56,6 +70,7 @@ void sink_netif_input(struct pkb *b)
                                          b->data + INET_ETH_HDR_BYTES,
                                          PKB_DATA_BYTES - INET_ETH_HDR_BYTES);
     st->rx_wrapped++;
+    sink_held[b->owner]++;
     if (b->flags & PKB_F_L4_CSUM_OK) {
         st->rx_csum_offloaded++;
         NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);

@@ -5,6 +5,13 @@
  * that owns it (apps/sink/handoff.h). Transmit resolves the next hop with the forwarder's FIB
  * and neighbour table and copies the datagram into a buffer of the sink core's pool, sent on
  * that core's own TX queue of the egress port. Sink core only (after init).
+ *
+ * Zero copy has a price: what lwIP keeps (out-of-order segments, data an echo client will not
+ * take back, reassembly) stays in the receiving core's pool, and a few hostile connections
+ * could otherwise hold all of it (16 connections x a 512 KiB window is more than a 4096-buffer
+ * pool), leaving that core unable to receive anything, forwarded traffic included. So lwIP may
+ * hold at most half of any core's pool: a frame beyond that is dropped and counted
+ * (rx_hold_limit), and TCP sends it again once lwIP has let go of something.
  */
 #ifndef WS_SINK_NETIF_H
 #define WS_SINK_NETIF_H
@@ -20,6 +27,7 @@ struct sink_netif_stats {
     uint64_t rx_csum_offloaded; /* of rx_wrapped, TCP/UDP checksum already checked by the NIC */
     uint64_t rx_held_max;    /* most buffers lwIP held at once (out-of-order, reassembly) */
     uint64_t rx_no_netif;    /* frames from a port without an lwIP interface: dropped */
+    uint64_t rx_hold_limit;  /* frames dropped: lwIP held half their core's pool already */
     uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */
     uint64_t tx_bytes;       /* their IP bytes */
     uint64_t tx_no_route;    /* dropped: no route to the destination */

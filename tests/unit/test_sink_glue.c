@@ -550,6 +550,70 @@ static void test_tcp_zero_copy_and_out_of_order(void **state)
     ts_assert_idle();
 }
 
+/* ts_hand_held_bytes: n one-byte segments in order from the client (a pass every 32, the
+ * captures dropped: only what lwIP keeps matters here). */
+static void ts_hand_held_bytes(struct sink_tcp *c, unsigned n)
+{
+    uint8_t byte = 'h';
+    for (unsigned i = 0; i < n; i++) {
+        sink_peer_hand(c->peer, sink_tcp_data(c, &byte, 1));
+        if (i % 32 == 31 || i == n - 1) {
+            ts_pass();
+            ts_ncaps = 0;
+        }
+    }
+}
+
+/* lwIP may hold at most half of a core's pool (sink_netif.h): an application that keeps what it
+ * receives (as echo does for a client that will not read) gets no more of that core's buffers
+ * once it holds half; the frame beyond is dropped, counted and home at once; once lwIP lets go,
+ * the client's retransmission gets through. */
+static void test_lwip_holds_at_most_half_a_pool(void **state)
+{
+    (void)state;
+    const unsigned half = TS_POOL / 2;
+    struct tcp_pcb *l = tcp_new();
+    assert_non_null(l);
+    assert_int_equal(tcp_bind(l, IP_ADDR_ANY, 6002), ERR_OK);
+    l = tcp_listen(l);
+    assert_non_null(l);
+    tcp_accept(l, ts_tcp_hold_accept);
+    struct sink_peer p = ts_peer(2);
+    struct sink_tcp c;
+    ts_connect(&c, &p, 40013, 6002);
+
+    uint64_t limited = sink_netif_stats.rx_hold_limit;
+    ts_hand_held_bytes(&c, half);
+    assert_non_null(ts_tcp_held);
+    assert_int_equal(ts_tcp_held->tot_len, half);
+    assert_int_equal(pbuf_clen(ts_tcp_held), half); /* each byte in its own driver buffer */
+    assert_int_equal(fsp_pool_free(2), TS_POOL - half);
+    assert_int_equal(sink_netif_stats.rx_hold_limit, limited);
+
+    ts_hand_held_bytes(&c, 1); /* one more than half */
+    assert_int_equal(sink_netif_stats.rx_hold_limit, limited + 1);
+    assert_int_equal(ts_tcp_held->tot_len, half);
+    assert_int_equal(ts_reclaim(), 1); /* the dropped frame's buffer went straight home */
+    assert_int_equal(fsp_pool_free(2), TS_POOL - half);
+
+    tcp_recved(ts_tcp_accepted, ts_tcp_held->tot_len);
+    pbuf_free(ts_tcp_held);
+    ts_tcp_held = NULL;
+    assert_int_equal(ts_reclaim(), half);
+    c.snd_nxt -= 1; /* the client sends the unacknowledged byte again */
+    ts_hand_held_bytes(&c, 1);
+    assert_int_equal(sink_netif_stats.rx_hold_limit, limited + 1);
+    assert_non_null(ts_tcp_held);
+    assert_int_equal(ts_tcp_held->tot_len, 1);
+    tcp_recved(ts_tcp_accepted, 1);
+    pbuf_free(ts_tcp_held);
+    ts_tcp_held = NULL;
+
+    ts_close(&c);
+    tcp_close(l);
+    ts_assert_idle();
+}
+
 /* TCP echo returns what it was sent. */
 static void test_tcp_echo(void **state)
 {
@@ -679,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_handoff_ring_full_drops_and_counts),
         cmocka_unit_test(test_tcp_discard_stream),
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
+        cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
         cmocka_unit_test(test_tcp_echo),
         cmocka_unit_test(test_syn_ack_retransmitted_on_the_clock),
         cmocka_unit_test(test_tcp_zero_window_then_late_ack),
