@@ -3,7 +3,10 @@
  * holds one of sink.max_connections slots (both services together); the next is reset and
  * counted as refused. Echo never reads faster than it can send back: unsent bytes stay
  * unacknowledged to lwIP (tcp_recved is withheld), so a fast sender is slowed by TCP's own
- * window instead of filling our memory.
+ * window instead of filling our memory. What echo has written and the client not yet
+ * acknowledged is copied into lwIP's heap; it is capped per connection (ECHO_MAX_UNACKED), so
+ * that clients which send but never read cannot take the whole heap (16 connections x lwIP's
+ * 256 KiB send buffer would be all 4 MiB of it) from iperf3 and netperf.
  */
 #include <string.h>
 
@@ -15,6 +18,7 @@
 
 #define DISCARD_PORT 9
 #define ECHO_PORT 7
+#define ECHO_MAX_UNACKED (64 * 1024) /* a few LAN round trips of data at 10 Gb/s */
 
 struct basic_conn {
     struct tcp_pcb *pcb; /* NULL: slot free */
@@ -64,12 +68,21 @@ static void basic_close(struct basic_conn *c)
     basic_release(c, false);
 }
 
-/* echo_flush: write back as much pending data as the send buffer takes. */
+/* echo_room: bytes echo may write now: what lwIP's send buffer takes, within the cap.
+ * snd_buf itself, not tcp_sndbuf(), which window scaling clamps to 16 bits. */
+static u16_t echo_room(const struct tcp_pcb *pcb)
+{
+    uint32_t unacked = TCP_SND_BUF - pcb->snd_buf;
+    uint32_t room = unacked >= ECHO_MAX_UNACKED ? 0 : ECHO_MAX_UNACKED - unacked;
+    return (u16_t)LWIP_MIN(LWIP_MIN(room, pcb->snd_buf), 0xffff);
+}
+
+/* echo_flush: write back as much pending data as echo_room allows. */
 static void echo_flush(struct basic_conn *c)
 {
     while (c->pending) {
         struct pbuf *p = c->pending;
-        u16_t room = (u16_t)LWIP_MIN(tcp_sndbuf(c->pcb), 0xffff);
+        u16_t room = echo_room(c->pcb);
         u16_t n = LWIP_MIN(room, p->len);
         if (n == 0 || tcp_write(c->pcb, p->payload, n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
             break;

@@ -642,6 +642,54 @@ static void test_tcp_echo(void **state)
     ts_assert_idle();
 }
 
+/* ts_pcb_on: the active pcb with local port lport (the service's side of a connection). */
+static struct tcp_pcb *ts_pcb_on(uint16_t lport)
+{
+    for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb; pcb = pcb->next) {
+        if (pcb->local_port == lport) {
+            return pcb;
+        }
+    }
+    return NULL;
+}
+
+/* A client that sends to echo and reads nothing back: echo keeps at most ECHO_MAX_UNACKED
+ * (64 KiB, apps/sink/basic.c) of it in lwIP's heap, not the 256 KiB send buffer, and leaves
+ * the rest unacknowledged, so the client's window closes; once the client acknowledges what
+ * it got, everything comes back. */
+static void test_tcp_echo_caps_what_it_queues(void **state)
+{
+    (void)state;
+    enum { SENT = 100 * 1460 };
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp c;
+    ts_connect(&c, &p, 40014, 7);
+    for (unsigned i = 0; i < SENT / 1460; i++) {
+        sink_peer_hand(&p, sink_tcp_data(&c, NULL, 1460));
+        if (i % 16 == 15) {
+            ts_pass();
+        }
+    }
+    ts_pass();
+    struct tcp_pcb *echo = ts_pcb_on(7);
+    assert_non_null(echo);
+    uint32_t queued = TCP_SND_BUF - echo->snd_buf;
+    assert_true(queued > 32 * 1024);  /* it did echo... */
+    assert_true(queued <= 64 * 1024); /* ...but no more than the cap */
+    for (unsigned round = 0; round < 400 && c.data_received < SENT; round++) {
+        unsigned from = ts_ncaps;
+        ts_advance(10, 10);
+        ts_tcp_feed(&c, from);
+        sink_peer_hand(&p, sink_tcp_ack(&c));
+        if (ts_ncaps > TS_MAX_CAPS - 64) {
+            ts_ncaps = 0;
+        }
+    }
+    assert_int_equal(c.data_received, SENT);
+    ts_close(&c);
+    ts_assert_idle();
+}
+
 /* lwIP's timers run on the fake clock: a SYN-ACK nobody answers is sent again after the
  * initial RTO (3 s, RFC 6298's 1 s is not lwIP's), not before, and the half-open connection is
  * given up after TCP_SYN_RCVD_TIMEOUT (20 s), freeing its pcb. */
@@ -745,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
         cmocka_unit_test(test_tcp_echo),
+        cmocka_unit_test(test_tcp_echo_caps_what_it_queues),
         cmocka_unit_test(test_syn_ack_retransmitted_on_the_clock),
         cmocka_unit_test(test_tcp_zero_window_then_late_ack),
     };
