@@ -155,3 +155,84 @@ def test_syn_flood_during_iperf3(lab):
     assert j["end"]["sum_received"]["bytes"] == after["rx_bytes"] - before["rx_bytes"]
     assert after["tests_done"] - before["tests_done"] == 1
     assert st["sink"]["tcp"]["half_open_evicted"] > 0, st["sink"]["tcp"]
+
+
+HOARD = r"""
+import json, socket, sys, time
+a, n = (sys.argv[1], 7), int(sys.argv[2])
+conns = []
+for _ in range(n):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # our window shuts almost at once
+    s.connect(a)
+    s.setblocking(False)
+    conns.append(s)
+sent, chunk, quiet_since = [0] * n, b"h" * 65536, None
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:  # send until every connection's window is shut for 2 s
+    moved = False
+    for i, s in enumerate(conns):
+        try:
+            sent[i] += s.send(chunk)
+            moved = True
+        except BlockingIOError:
+            pass
+    if moved:
+        quiet_since = None
+    elif quiet_since is None:
+        quiet_since = time.monotonic()
+    elif time.monotonic() - quiet_since > 2:
+        break
+    time.sleep(0.01)
+print(json.dumps({"sent": sent}), flush=True)
+sys.stdin.readline()  # hold everything until the test is done
+for s in conns:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")  # close = reset
+    s.close()
+"""
+
+
+def test_echo_clients_that_never_read_cannot_drain_the_pools():
+    """15 echo clients send until their windows shut and never read what comes back, on 2
+    cores: lwIP holds what they sent in the cores' own buffers, but never more than half of a
+    core's pool (netif.rx_hold_limit counts the rest, which TCP resends), so both cores keep
+    buffers to receive with: forwarding between the ports loses nothing and an iperf3 test
+    completes meanwhile; once the clients reset, every buffer comes home."""
+    from test_forward import flows_through  # noqa: E402 (only this test forwards)
+    lab = Lab(kernel=DEFAULT_ELF, smp=2)
+    hoard = None
+    try:
+        lab.guest.wait_ready()
+        lab.wait_links()
+        lab.ping(0, dst=HOSTS[1][0], count=2)  # resolve the next hops both ways
+        before = settled(lab)
+        size = [c["pool_size"] for c in before["cores"]]
+        hoard = subprocess.Popen(["ip", "netns", "exec", lab.nss[0], "/usr/bin/python3", "-c",
+                                  HOARD, APPLIANCE, "15"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+        sent = json.loads(hoard.stdout.readline())["sent"]
+        assert sum(sent) > 4 * 1024 * 1024, sent  # more than half of both pools' buffers
+        held = lab.stats()
+        assert held["sink"]["echo"]["active"] == 15, held["sink"]["echo"]
+        assert held["sink"]["netif"]["rx_hold_limit"] > 0, held["sink"]["netif"]
+        for c, n in zip(held["cores"], size):
+            assert c["pool_free"] > 0 and c["pool_alloc_fail"] == 0, c
+        rep = flows_through(lab, 0, 1, HOSTS[0][0], HOSTS[1][0], flows=16, per_flow=50)
+        assert rep["received"] == rep["sent"] == 800, rep
+        r = subprocess.run(["ip", "netns", "exec", lab.nss[0], "iperf3", "-c", APPLIANCE, "-t",
+                            "2", "-J"], capture_output=True, text=True, timeout=120)
+        j = json.loads(r.stdout)
+        assert r.returncode == 0 and "error" not in j, j.get("error")
+        hoard.stdin.close()
+        hoard.wait(timeout=30)
+        after = settled(lab, timeout=60)
+        assert [c["pool_free"] for c in after["cores"]] == \
+            [c["pool_free"] for c in before["cores"]]
+        print(f"{sum(sent)} bytes sent by 15 clients that never read; "
+              f"{held['sink']['netif']['rx_hold_limit']} frames over the hold limit; pools free "
+              f"while held: {[c['pool_free'] for c in held['cores']]} of {size}")
+    finally:
+        if hoard and hoard.poll() is None:
+            hoard.kill()
+            hoard.wait()
+        lab.close()
