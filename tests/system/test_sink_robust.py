@@ -11,6 +11,7 @@ import pytest
 
 from netlab import HOSTS, Lab, ns_run
 from qemu import DEFAULT_ELF, ROOT
+from test_forward import flows_through
 from test_sink_basic import APPLIANCE, CLIENT, client, settled
 
 HOSTILE = os.path.join(ROOT, "tests", "system", "tcp_hostile.py")
@@ -198,7 +199,6 @@ def test_echo_clients_that_never_read_cannot_drain_the_pools():
     core's pool (netif.rx_hold_limit counts the rest, which TCP resends), so both cores keep
     buffers to receive with: forwarding between the ports loses nothing and an iperf3 test
     completes meanwhile; once the clients reset, every buffer comes home."""
-    from test_forward import flows_through  # noqa: E402 (only this test forwards)
     lab = Lab(kernel=DEFAULT_ELF, smp=2)
     hoard = None
     try:
@@ -215,7 +215,7 @@ def test_echo_clients_that_never_read_cannot_drain_the_pools():
         held = lab.stats()
         assert held["sink"]["echo"]["active"] == 15, held["sink"]["echo"]
         assert held["sink"]["netif"]["rx_hold_limit"] > 0, held["sink"]["netif"]
-        for c, n in zip(held["cores"], size):
+        for c in held["cores"]:
             assert c["pool_free"] > 0 and c["pool_alloc_fail"] == 0, c
         rep = flows_through(lab, 0, 1, HOSTS[0][0], HOSTS[1][0], flows=16, per_flow=50)
         assert rep["received"] == rep["sent"] == 800, rep
