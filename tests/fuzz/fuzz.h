@@ -2,7 +2,8 @@
  * tests/fuzz/fuzz.h: what every libFuzzer harness here shares: a reader that takes bytes from
  * the fuzzer's input (zeros once it runs out, so every input means something) and FUZZ_CHECK,
  * which names the broken invariant and aborts, so libFuzzer saves the input as a crash.
- * Harnesses keep no state between inputs: everything they use is set up inside the call.
+ * Most harnesses keep no state between inputs; those of boot-once firmware say how they do
+ * (fuzz_sink.h, fuzz_ixgbe_model.c).
  */
 #ifndef WS_FUZZ_H
 #define WS_FUZZ_H

@@ -58,6 +58,7 @@
 #include "drivers/nic/nic.h"
 #include "net/neigh.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/hostsim/fwd_sim.h"
 #include "tests/hostsim/ixgbe_appliance.h"
 #include "tests/hostsim/ixgbe_platform.h"
 
@@ -79,6 +80,7 @@
 static const uint8_t fz_mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0A };
 static const uint8_t fz_mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0B };
 static const uint8_t fz_bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t fz_no_mac[6]; /* an ARP request's target hardware address */
 
 /* --- the harness's view of each RX ring ------------------------------------------------------ */
 
@@ -354,18 +356,6 @@ static unsigned fz_rounds(unsigned rounds, unsigned mask)
 
 /* --- frames on the wires --------------------------------------------------------------------- */
 
-static void fz_st16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void fz_st32(uint8_t *p, uint32_t v)
-{
-    fz_st16(p, (uint16_t)(v >> 16));
-    fz_st16(p + 2, (uint16_t)v);
-}
-
 /* fz_ipv4: an IPv4 frame of len bytes (>= 42), L4 header zeroed but for ports. */
 static void fz_ipv4(uint8_t *f, uint16_t len, const uint8_t *dmac, const uint8_t *smac,
                     uint32_t src, uint32_t dst, uint8_t proto, uint8_t ttl, uint16_t frag,
@@ -374,51 +364,31 @@ static void fz_ipv4(uint8_t *f, uint16_t len, const uint8_t *dmac, const uint8_t
     memset(f, 0, len);
     memcpy(f, dmac, 6);
     memcpy(f + 6, smac, 6);
-    fz_st16(f + 12, 0x0800);
+    sim_st16(f + 12, 0x0800);
     uint8_t *ip = f + 14, *l4 = ip + 20;
     ip[0] = 0x45;
-    fz_st16(ip + 2, (uint16_t)(len - 14));
-    fz_st16(ip + 4, flow);
-    fz_st16(ip + 6, frag);
+    sim_st16(ip + 2, (uint16_t)(len - 14));
+    sim_st16(ip + 4, flow);
+    sim_st16(ip + 6, frag);
     ip[8] = ttl;
     ip[9] = proto;
-    fz_st32(ip + 12, src);
-    fz_st32(ip + 16, dst);
+    sim_st32(ip + 12, src);
+    sim_st32(ip + 16, dst);
     if (proto == 1) {
         l4[0] = 8; /* echo request; fuzz_fix_checksums or the caller sets its checksum */
-        fz_st16(l4 + 4, flow);
-        fz_st16(l4 + 6, 1);
+        sim_st16(l4 + 4, flow);
+        sim_st16(l4 + 6, 1);
     } else {
-        fz_st16(l4, (uint16_t)(1024 + flow));
-        fz_st16(l4 + 2, (uint16_t)(7 + (flow >> 4)));
+        sim_st16(l4, (uint16_t)(1024 + flow));
+        sim_st16(l4 + 2, (uint16_t)(7 + (flow >> 4)));
         if (proto == 17) {
-            fz_st16(l4 + 4, (uint16_t)(len - 34));
+            sim_st16(l4 + 4, (uint16_t)(len - 34));
         } else if (len >= 34 + 20) {
             l4[12] = 0x50;
             l4[13] = 0x10;
         }
     }
     fuzz_fix_checksums(f, len, 1, 1);
-}
-
-static void fz_arp(uint8_t *f, uint16_t op, const uint8_t *dmac, const uint8_t *smac,
-                   uint32_t sip, uint32_t tip)
-{
-    memset(f, 0, 60);
-    memcpy(f, dmac, 6);
-    memcpy(f + 6, smac, 6);
-    fz_st16(f + 12, 0x0806);
-    fz_st16(f + 14, 1);
-    fz_st16(f + 16, 0x0800);
-    f[18] = 6;
-    f[19] = 4;
-    fz_st16(f + 20, op);
-    memcpy(f + 22, smac, 6);
-    fz_st32(f + 28, sip);
-    if (op == 2) {
-        memcpy(f + 32, dmac, 6);
-    }
-    fz_st32(f + 38, tip);
 }
 
 /* fz_build: frame `kind` towards port's wire from a host behind it. Returns its length. */
@@ -446,10 +416,10 @@ static uint16_t fz_build(uint8_t *f, unsigned port, unsigned kind, uint8_t flow,
         fz_ipv4(f, len, pmac, hmac, host, pip, 1, 64, 0, flow);
         break;
     case 3:
-        fz_arp(f, 1, fz_bcast, hmac, host, pip);
+        sim_build_arp(f, 1, fz_bcast, hmac, host, fz_no_mac, pip);
         break;
     case 4:
-        fz_arp(f, 2, pmac, hmac, host, pip);
+        sim_build_arp(f, 2, pmac, hmac, host, pmac, pip);
         break;
     case 5: /* TTL 1: time exceeded */
         fz_ipv4(f, len, pmac, hmac, host, fwd_dst, 17, 1, 0, flow);
@@ -477,7 +447,7 @@ static uint16_t fz_build(uint8_t *f, unsigned port, unsigned kind, uint8_t flow,
         break;
     case 11: /* not IPv4 */
         fz_ipv4(f, len, pmac, hmac, host, fwd_dst, 17, 64, 0, flow);
-        fz_st16(f + 12, 0x86DD);
+        sim_st16(f + 12, 0x86DD);
         break;
     case 12: /* the other port's address */
         fz_ipv4(f, len, pmac, hmac, host, port == 0 ? FZ_IP_PORT1 : FZ_IP_PORT0, 1, 64, 0, flow);

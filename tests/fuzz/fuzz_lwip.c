@@ -58,6 +58,7 @@
 #include "net/lwip-port/sink_netif.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_sink.h"
 #include "tests/hostsim/sink_peer.h"
 
 #define FZ_SINK_CORE 3
@@ -66,8 +67,6 @@
 #define FZ_CLIENT 0xc6120002u /* 198.18.0.2 */
 #define FZ_MAX_DGRAM 1500
 #define FZ_MAX_RECORDS 128
-/* time_ns / 4000 (the ISN clock, isn.c) wraps at 2^32: inputs start a whole period apart. */
-#define FZ_ISN_PERIOD_NS (4000ULL << 32)
 
 struct fz {
     struct sink_peer peer[FSP_CORES]; /* one client host, its frames arriving on each core */
@@ -77,8 +76,7 @@ struct fz {
 };
 
 static bool fz_up;
-static uint16_t fz_memp_base[MEMP_MAX];
-static mem_size_t fz_mem_base;
+static struct fuzz_lwip_level fz_level;
 
 /* fz_setup: the sink as sink_init brings it up, less the random key (see the top). */
 static void fz_setup(void)
@@ -88,10 +86,7 @@ static void fz_setup(void)
     lwip_init();
     FUZZ_CHECK(sink_netif_init(FZ_SINK_CORE) == 2);
     sink_basic_init();
-    for (unsigned i = 0; i < MEMP_MAX; i++) {
-        fz_memp_base[i] = lwip_stats.memp[i]->used;
-    }
-    fz_mem_base = lwip_stats.mem.used;
+    fuzz_lwip_level_take(&fz_level);
     fz_up = true;
 }
 
@@ -266,31 +261,13 @@ static void fz_end(struct fz *z)
         }
     }
     fz_clock(z, 2000, 250);
-    while (tcp_active_pcbs != NULL) {
-        tcp_abort(tcp_active_pcbs);
-    }
-    while (tcp_tw_pcbs != NULL) {
-        tcp_abort(tcp_tw_pcbs);
-    }
+    fuzz_sink_abort_all();
     fz_clock(z, 7000, 500); /* IP_REASS_MAXAGE: incomplete datagrams are dropped */
     fz_pass(z, 0xf);
     fsp_tx_flush();
 
-    FUZZ_CHECK(!sink_handoff_pending());
-    for (unsigned c = 0; c < FSP_CORES; c++) {
-        FUZZ_CHECK(!sink_handoff_returns_pending(c));
-    }
-    FUZZ_CHECK(fsp_pools_full());
-    FUZZ_CHECK(sink_netif_stats.rx_wrapped == sink_netif_stats.rx_released);
-    FUZZ_CHECK(tcp_active_pcbs == NULL && tcp_tw_pcbs == NULL && tcp_bound_pcbs == NULL);
-    for (unsigned i = 0; i < MEMP_MAX; i++) {
-        if (lwip_stats.memp[i]->used != fz_memp_base[i]) {
-            fprintf(stderr, "lwIP memp pool %u: %u in use, %u before the input\n", i,
-                    lwip_stats.memp[i]->used, fz_memp_base[i]);
-            FUZZ_CHECK(!"lwIP's memp pools are back where they were");
-        }
-    }
-    FUZZ_CHECK(lwip_stats.mem.used == fz_mem_base);
+    fuzz_sink_all_home();
+    fuzz_lwip_level_check(&fz_level);
     for (unsigned s = 0; s < SINK_SERVICE_COUNT; s++) {
         FUZZ_CHECK(sink_stats[s].active == 0);
     }
@@ -339,15 +316,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fz_up) {
         fz_setup();
     }
-    /* The same phase of the ISN clock for every input (see the top). */
-    fsp_clock_set_ns((fsp_clock_ns() / FZ_ISN_PERIOD_NS + 1) * FZ_ISN_PERIOD_NS + 1000000000ULL);
-    /* And of lwIP's TCP timer: tcp_tmr runs tcp_slowtmr every second call, counted in a static
-     * of tcp.c that the last input left odd or even. With no connection (the last input closed
-     * them all) a call changes nothing else: call it until one was a slow one (tcp_ticks
-     * moved), so the next connection's timers tick as in every other run of this input. */
-    for (u32_t ticks = tcp_ticks; tcp_ticks == ticks;) {
-        tcp_tmr();
-    }
+    fuzz_sink_same_phase(); /* see the top */
 
     static struct fz z;
     memset(&z, 0, sizeof(z));

@@ -73,6 +73,7 @@
 #include "percpu.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_sink.h"
 #include "tests/hostsim/sink_peer.h"
 
 #define FZ_SINK_CORE 3
@@ -87,7 +88,6 @@
 #define FZ_WND_DEFAULT 0x80        /* x 2^7 = 16 KiB */
 #define FZ_CLOCK_BUDGET_MS 1800000 /* per input: beyond it clock records do nothing */
 #define FZ_END_TIMERS_MS 700000    /* past netperf's 600 s watchdog, iperf3's 40 s grace */
-#define FZ_ISN_PERIOD_NS (4000ULL << 32) /* time_ns / 4000 (isn.c) wraps at 2^32 */
 /* Bounds of the `active` gauges: iperf3 holds 8 pending connections and per test a control
  * connection and its streams; netperf per session a control connection and one data endpoint
  * (the listener is let go when the data connection comes); basic.c its connection slots. */
@@ -113,8 +113,7 @@ struct fz {
 };
 
 static bool fz_up;
-static uint16_t fz_memp_base[MEMP_MAX];
-static mem_size_t fz_mem_base;
+static struct fuzz_lwip_level fz_level;
 static unsigned fz_listeners_base, fz_udp_base;
 static struct percpu fz_cpu; /* this_cpu() for netperf's CPU figures */
 static unsigned long fz_takes; /* sink passes so far: each takes from the handoff once */
@@ -150,10 +149,7 @@ static void fz_setup(void)
     sink_basic_init();
     iperf3_init();
     netperf_init();
-    for (unsigned i = 0; i < MEMP_MAX; i++) {
-        fz_memp_base[i] = lwip_stats.memp[i]->used;
-    }
-    fz_mem_base = lwip_stats.mem.used;
+    fuzz_lwip_level_take(&fz_level);
     fz_listeners_base = fz_count_listeners();
     fz_udp_base = fz_count_udp();
     FUZZ_CHECK(fz_listeners_base == 4 && fz_udp_base == 3); /* 9, 7, 5201, 12865; UDP 9, 7, 5201 */
@@ -410,12 +406,7 @@ static void fz_end(struct fz *z)
         }
     }
     fz_clock(z, 2000, 250);
-    while (tcp_active_pcbs != NULL) {
-        tcp_abort(tcp_active_pcbs); /* vanished clients, half-open ones: their err callbacks */
-    }
-    while (tcp_tw_pcbs != NULL) {
-        tcp_abort(tcp_tw_pcbs);
-    }
+    fuzz_sink_abort_all(); /* vanished clients, half-open ones: their err callbacks */
     /* Every test's state hangs on its connections: with them gone nothing may be left
      * waiting for a timeout (a slot held that long turns real clients away). */
     fz_pass(z);
@@ -424,23 +415,10 @@ static void fz_end(struct fz *z)
     fz_clock(z, FZ_END_TIMERS_MS, 70000);
     fsp_tx_flush();
 
-    FUZZ_CHECK(!sink_handoff_pending());
-    for (unsigned c = 0; c < FSP_CORES; c++) {
-        FUZZ_CHECK(!sink_handoff_returns_pending(c));
-    }
-    FUZZ_CHECK(fsp_pools_full());
-    FUZZ_CHECK(sink_netif_stats.rx_wrapped == sink_netif_stats.rx_released);
-    FUZZ_CHECK(tcp_active_pcbs == NULL && tcp_tw_pcbs == NULL && tcp_bound_pcbs == NULL);
+    fuzz_sink_all_home();
     FUZZ_CHECK(fz_count_listeners() == fz_listeners_base); /* netperf's data listeners closed */
     FUZZ_CHECK(fz_count_udp() == fz_udp_base);             /* and its UDP data pcbs */
-    for (unsigned i = 0; i < MEMP_MAX; i++) {
-        if (lwip_stats.memp[i]->used != fz_memp_base[i]) {
-            fprintf(stderr, "lwIP memp pool %u: %u in use, %u after start-up\n", i,
-                    lwip_stats.memp[i]->used, fz_memp_base[i]);
-            FUZZ_CHECK(!"lwIP's memp pools are back where they were");
-        }
-    }
-    FUZZ_CHECK(lwip_stats.mem.used == fz_mem_base);
+    fuzz_lwip_level_check(&fz_level);
     FUZZ_CHECK(iperf3_idle());
     FUZZ_CHECK(netperf_idle());
     for (unsigned s = 0; s < SINK_SERVICE_COUNT; s++) {
@@ -485,12 +463,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fz_up) {
         fz_setup();
     }
-    /* The same phase of the ISN clock and of lwIP's slow TCP timer for every input (see
-     * fuzz_lwip.c, which does the same for the same reasons). */
-    fsp_clock_set_ns((fsp_clock_ns() / FZ_ISN_PERIOD_NS + 1) * FZ_ISN_PERIOD_NS + 1000000000ULL);
-    for (u32_t ticks = tcp_ticks; tcp_ticks == ticks;) {
-        tcp_tmr();
-    }
+    fuzz_sink_same_phase();
     /* And of the handoff's round robin (handoff.c: each take starts one core further): the
      * order in which frames of different cores reach lwIP. An empty take only moves it on. */
     for (; fz_takes % FSP_CORES != 0; fz_takes++) {

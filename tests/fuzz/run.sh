@@ -45,6 +45,7 @@ declare -A SRCS=(
         kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
         $OUT/lwip/liblwip.a"
     [fuzz_ixgbe_model]="tests/hostsim/ixgbe_platform.c tests/hostsim/ixgbe_appliance.c
+        tests/hostsim/sim_frames.c
         drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c
         apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c
         net/neigh.c net/inet.c net/rss.c kernel/err.c tests/model/ixgbe_model.c

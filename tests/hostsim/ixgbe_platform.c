@@ -18,6 +18,7 @@
 #include "mmio.h"
 #include "percpu.h"
 #include "tests/hostsim/ixgbe_platform.h"
+#include "tests/hostsim/sim.h"
 #include "time.h"
 #include "vm.h"
 
@@ -791,6 +792,12 @@ bool xs_platform_clean(char *why, size_t n)
 }
 
 /* --- set-up and tear-down ------------------------------------------------------------------- */
+
+/* sim_frames.c's hosts address the ports by these MACs (tests/hostsim/sim.h). */
+void sim_port_mac(unsigned port, uint8_t mac[6])
+{
+    memcpy(mac, xs_port(port)->mac, 6);
+}
 
 struct xs_port *xs_port(unsigned i)
 {

@@ -101,12 +101,6 @@ uint64_t xs_rand(void)
     return xs_rng;
 }
 
-/* sim_frames.c's hosts address the ports by these MACs. */
-void sim_port_mac(unsigned port, uint8_t mac[6])
-{
-    memcpy(mac, xs_port(port)->mac, 6);
-}
-
 /* xs_build_ipv4: a 60-byte IPv4 frame (64 on the wire with the FCS the NIC strips) from src to
  * dst, tag in the IP identification field; frag sets a fragment offset (RSS then hashes the
  * addresses only). Returns its length. */

@@ -50,6 +50,18 @@ def sh(*args, check=True, timeout=60):
                           timeout=timeout)
 
 
+def monitor_cmd(path, cmd):
+    """One HMP command to the QEMU monitor socket at path, its answer not read: the monitor
+    gets time to greet and to act."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    time.sleep(0.2)
+    s.sendall((cmd + "\n").encode())
+    time.sleep(0.3)
+    s.close()
+
+
 def ns_run(ns, *args, check=True, timeout=60):
     return sh("ip", "netns", "exec", ns, *args, check=check, timeout=timeout)
 
@@ -120,13 +132,7 @@ class Lab:
         return json.loads(m.group(1))
 
     def monitor_cmd(self, cmd):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(5)
-        s.connect(self.monitor)
-        time.sleep(0.2)
-        s.sendall((cmd + "\n").encode())
-        time.sleep(0.3)
-        s.close()
+        monitor_cmd(self.monitor, cmd)
 
     def monitor_query(self, cmd, timeout=10):
         """One HMP command; what the monitor answered (between the echo and the next prompt)."""

@@ -6,14 +6,13 @@ that agree with what the hosts' taps saw. Every failure here is a fact the model
 """
 import json
 import re
-import socket
 import subprocess
 import time
 import uuid
 
 import pytest
 
-from netlab import HOSTS, ns_run, sh
+from netlab import HOSTS, monitor_cmd, ns_run, sh
 from referee import Referee
 
 IPERF_SECONDS = 5
@@ -55,16 +54,6 @@ def referee():
             sh("ip", "link", "delete", tap, check=False)
         for f in (errlog, monitor):
             sh("rm", "-f", f, check=False)
-
-
-def monitor(ref, cmd):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(ref.monitor)
-    time.sleep(0.2)
-    s.sendall((cmd + "\n").encode())
-    time.sleep(0.3)
-    s.close()
 
 
 def guest_errors(ref):
@@ -167,7 +156,7 @@ def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
         assert d("rx_missed_errors") == 0 and d("rx_crc_errors") == 0, port
     # the cable, pulled and plugged through QEMU's monitor: Linux sees both (EICR.LSC)
     for state, word in (("off", "Down"), ("on", "Up")):
-        monitor(ref, f"set_link n0 {state}")
+        monitor_cmd(ref.monitor, f"set_link n0 {state}")
         for _ in range(100):
             rc, dmesg = ref.run("dmesg | tail -5")
             if re.search(rf"eth0: NIC Link is {word}", dmesg):

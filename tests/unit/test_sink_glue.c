@@ -500,17 +500,32 @@ static err_t ts_tcp_hold_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
+/* ts_hold_listen: a listener on port whose connections keep what they receive (ts_tcp_held). */
+static struct tcp_pcb *ts_hold_listen(uint16_t port)
+{
+    struct tcp_pcb *l = tcp_new();
+    assert_non_null(l);
+    assert_int_equal(tcp_bind(l, IP_ADDR_ANY, port), ERR_OK);
+    l = tcp_listen(l);
+    assert_non_null(l);
+    tcp_accept(l, ts_tcp_hold_accept);
+    return l;
+}
+
+/* ts_hold_release: the application takes and lets go of everything it kept. */
+static void ts_hold_release(void)
+{
+    tcp_recved(ts_tcp_accepted, ts_tcp_held->tot_len);
+    pbuf_free(ts_tcp_held);
+    ts_tcp_held = NULL;
+}
+
 /* TCP data reaches the application as the driver buffer (no copy), and an out-of-order
  * segment's buffer is held by lwIP until the hole is filled. */
 static void test_tcp_zero_copy_and_out_of_order(void **state)
 {
     (void)state;
-    struct tcp_pcb *l = tcp_new();
-    assert_non_null(l);
-    assert_int_equal(tcp_bind(l, IP_ADDR_ANY, 6001), ERR_OK);
-    l = tcp_listen(l);
-    assert_non_null(l);
-    tcp_accept(l, ts_tcp_hold_accept);
+    struct tcp_pcb *l = ts_hold_listen(6001);
 
     struct sink_peer p = ts_peer(2);
     struct sink_tcp c;
@@ -539,9 +554,7 @@ static void test_tcp_zero_copy_and_out_of_order(void **state)
     assert_int_equal(ts_reclaim(), 0); /* both held by the application now */
 
     assert_non_null(ts_tcp_accepted);
-    tcp_recved(ts_tcp_accepted, ts_tcp_held->tot_len);
-    pbuf_free(ts_tcp_held);
-    ts_tcp_held = NULL;
+    ts_hold_release();
     assert_int_equal(ts_reclaim(), 2);
     assert_int_equal(fsp_pool_free(2), TS_POOL);
 
@@ -572,12 +585,7 @@ static void test_lwip_holds_at_most_half_a_pool(void **state)
 {
     (void)state;
     const unsigned half = TS_POOL / 2;
-    struct tcp_pcb *l = tcp_new();
-    assert_non_null(l);
-    assert_int_equal(tcp_bind(l, IP_ADDR_ANY, 6002), ERR_OK);
-    l = tcp_listen(l);
-    assert_non_null(l);
-    tcp_accept(l, ts_tcp_hold_accept);
+    struct tcp_pcb *l = ts_hold_listen(6002);
     struct sink_peer p = ts_peer(2);
     struct sink_tcp c;
     ts_connect(&c, &p, 40013, 6002);
@@ -596,18 +604,14 @@ static void test_lwip_holds_at_most_half_a_pool(void **state)
     assert_int_equal(ts_reclaim(), 1); /* the dropped frame's buffer went straight home */
     assert_int_equal(fsp_pool_free(2), TS_POOL - half);
 
-    tcp_recved(ts_tcp_accepted, ts_tcp_held->tot_len);
-    pbuf_free(ts_tcp_held);
-    ts_tcp_held = NULL;
+    ts_hold_release();
     assert_int_equal(ts_reclaim(), half);
     c.snd_nxt -= 1; /* the client sends the unacknowledged byte again */
     ts_hand_held_bytes(&c, 1);
     assert_int_equal(sink_netif_stats.rx_hold_limit, limited + 1);
     assert_non_null(ts_tcp_held);
     assert_int_equal(ts_tcp_held->tot_len, 1);
-    tcp_recved(ts_tcp_accepted, 1);
-    pbuf_free(ts_tcp_held);
-    ts_tcp_held = NULL;
+    ts_hold_release();
 
     ts_close(&c);
     tcp_close(l);
