@@ -1,10 +1,8 @@
 """Counters a network engineer can trust (issue: counters): they match the host's view of the
 wire, conserve, clear, and watch prints only what changed. 4 cores, two igb ports on taps
 (@BOTH_NICS tests: also two emulated 82599 ports)."""
-import json
 import os
 import re
-import subprocess
 import threading
 import time
 

@@ -5,15 +5,13 @@ stops completing, so here `fault reset N` takes the TX hang's reset path. The TX
 a device gone (all-ones) are forced on the emulated 82599 in test_faults_82599.py."""
 import json
 import os
-import socket
 import subprocess
-import threading
 import time
 import uuid
 
 import pytest
 
-from netlab import HOSTS, Lab, ns_run, port_queues, queue_sum
+from netlab import HOSTS, Lab, monitor_cmd, port_queues, queue_sum
 from qemu import REBOOT_ELF, ROOT, TEST_ELF, Guest
 from test_forward import check_forward_conservation, flows_through
 from test_ports import udp_queue
@@ -150,16 +148,6 @@ def test_pool_exhaustion_counted_then_full_recovery(lab):
           f"{d('rx_no_buffer', 1)}; released: 1600 of 1600")
 
 
-def monitor(path, cmd):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(path)
-    time.sleep(0.2)
-    s.sendall((cmd + "\n").encode())
-    time.sleep(0.3)
-    s.close()
-
-
 def test_exception_and_nmi_dump_then_reboot_back_to_ready():
     """panic = reboot: a page fault, then an NMI from the QEMU monitor (sent to every core):
     each time one register dump and backtrace, `panic: rebooting`, and the machine is back at
@@ -177,7 +165,7 @@ def test_exception_and_nmi_dump_then_reboot_back_to_ready():
         g.expect(r"^wirespeed \d+\.\d+\.\d+ config reboot rev ", 60)
         g.wait_ready()
         g.command("version", r"^wirespeed \d+\.\d+\.\d+ config reboot")
-        monitor(mon, "nmi")
+        monitor_cmd(mon, "nmi")
         m = g.expect(r"^fatal exception: core (\d+) \(apic \d+\): vector 2 \(NMI\)", 30)
         g.expect(r"^  rax [0-9a-f]{16} rbx [0-9a-f]{16} rcx [0-9a-f]{16}$")
         g.expect(r"^backtrace:$")

@@ -9,8 +9,6 @@ properties (qemu-82599/README.md, set from the QEMU monitor while the appliance 
 
 The host-side proofs of the same paths (tests/hostsim, `make test-model`: tx-hang, gone-later,
 gone-traffic) run the driver against the model directly; these run the real image in QEMU."""
-import re
-import time
 
 from netlab import HOSTS, finish_lab, port_queues, queue_sum, start_lab
 from qemu import TEST_ELF

@@ -5,13 +5,12 @@ import json
 import os
 import re
 import subprocess
-import time
 
 import pytest
 
 from netlab import BOTH_NICS, HOSTS, finish_lab, ns_run, port_queues, queue_sum, start_lab
 from qemu import DEFAULT_ELF, ROOT, WIRE_ELF
-from test_ports import check_conservation, raw_frames
+from test_ports import raw_frames
 
 FLOWCHECK = os.path.join(ROOT, "tests", "tools", "flowcheck.py")
 CORES = 4
