@@ -1,6 +1,6 @@
 # wirespeed: one non-recursive Makefile. `make` builds build/wirespeed.elf and build/wirespeed.iso
 # for CONFIG (default config/default.conf); `make run` boots it in QEMU; `make test` runs every
-# test. Targets that need installed tools call tools/setup first (quiet when all is present).
+# test. Before any of that, phase 0 (below) installs what is missing and fetches the sources.
 
 CONFIG ?= config/default.conf
 BUILD ?= build
@@ -56,7 +56,7 @@ KERNEL_SRCS := \
 	apps/sink/netperf.c apps/sink/netperf_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c
 
-# lwIP 2.1.3 (fetched by `make sources`, never committed): the IPv4, TCP and UDP core only.
+# lwIP 2.1.3 (fetched in phase 0 by tools/fetch-sources, never committed): the IPv4, TCP and UDP core only.
 LWIP_DIR := build/src/lwip-2.1.3/src
 LWIP_SRCS := $(addprefix $(LWIP_DIR)/core/,init.c def.c inet_chksum.c ip.c mem.c memp.c netif.c \
 	pbuf.c stats.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
@@ -69,11 +69,32 @@ KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS))) \
 KCFLAGS += $(LWIP_INC) -I$(CJSON_DIR)
 
 .PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
-	bench clean distclean qemu-82599
-all: setup sources $(ELF) $(ISO)
+	bench clean distclean qemu-82599 check-readme
+all: $(ELF) $(ISO)
 
-setup:
+# --- phase 0: installed tools and fetched sources, before any rule is planned ----------------
+# GNU make reads every rule and looks at the tree before it runs a recipe, so object rules whose
+# sources only tools/fetch-sources creates (lwIP, cJSON) failed on a fresh clone ("No rule to
+# make target"), and with -j the fetch raced the compiles. GNU make remakes an included makefile
+# first, alone, and then restarts itself: build/.deps.mk's recipe runs tools/setup and
+# tools/fetch-sources (each quiet and quick when all is there) before anything else, on the first
+# try, serial or parallel. Sub-makes inherit WS_DEPS_READY and skip it. Goals that need nothing
+# installed skip it too.
+PHASE0_FREE_GOALS := clean distclean check-readme
+ifeq ($(WS_DEPS_READY),)
+ifneq ($(filter-out $(PHASE0_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+include build/.deps.mk
+endif
+endif
+build/.deps.mk: FORCE
 	@tools/setup
+	@tools/fetch-sources build/src
+	@printf 'export WS_DEPS_READY := 1\n' > $@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+
+# Kept as names a user may type: phase 0 has done both by the time any goal runs.
+setup sources:
+	@:
 
 # --- host tools and generated config --------------------------------------------------------
 CONF_SRCS := config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c
@@ -97,10 +118,6 @@ $(GEN)/gitrev.h: FORCE
 	@echo '#define WS_GIT_REV "$(GIT_REV)"' | cmp -s - $@ || \
 		echo '#define WS_GIT_REV "$(GIT_REV)"' > $@
 
-# --- fetched dependencies: lwIP and cJSON source packages (sha256-pinned, unpacked once) -----
-sources: setup
-	@tools/fetch-sources build/src
-
 # --- newlib (fetched from Debian's newlib-source, built once) --------------------------------
 $(NEWLIB_STAMP): tools/build-newlib
 	tools/build-newlib $(NEWLIB_DIR)
@@ -111,13 +128,14 @@ $(OBJ)/%.o: %.c $(GEN)/config.h $(GEN)/gitrev.h $(NEWLIB_STAMP)
 	@echo "  CC      $<"
 	@$(CC) $(KCFLAGS) -c $< -o $@
 
-$(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c $(GEN)/config.h $(NEWLIB_STAMP)
+# Each tree's stamp (phase 0 guarantees it) changes whenever tools/fetch-sources unpacks it anew.
+$(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c build/src/.stamp-lwip $(GEN)/config.h $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      lwip/$*.c"
 	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
 
 # cJSON 1.7.15 (Debian's source package): the iperf3 server's params and results JSON.
-$(OBJ)/cjson/cJSON.o: $(CJSON_DIR)/cJSON.c $(NEWLIB_STAMP)
+$(OBJ)/cjson/cJSON.o: $(CJSON_DIR)/cJSON.c build/src/.stamp-cjson $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      cjson/cJSON.c"
 	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
@@ -168,7 +186,7 @@ $(ISO): $(ELF) boot/grub.cfg $(GEN)/config.h
 # --- QEMU with the emulated 82599 (qemu-82599/README.md) ------------------------------------
 # Debian's QEMU 10.0.2 source + the ixgbe-82599 device wrapping tests/model, built into
 # build/qemu/bin/ only when the tarball, the patch, the device or the model changed.
-qemu-82599: setup
+qemu-82599:
 	@tools/build-qemu build/qemu
 
 # --- running ---------------------------------------------------------------------------------
@@ -221,7 +239,6 @@ build/unit/test_sink_glue: UNIT_CFLAGS := $(filter-out -Ikernel,$(UNIT_CFLAGS)) 
 build/unit/test_sink_glue: build/hostsim/router/gen/config.h $(wildcard net/lwip-port/*.h \
 	net/lwip-port/arch/*.h tests/hostsim/sink_peer.h)
 # The sources' stamp changes whenever tools/fetch-sources unpacks lwIP again.
-build/src/.stamp-lwip: | sources ;
 $(LWIP_HOST_OBJS): build/unit/lwip/%.o: build/src/.stamp-lwip $(wildcard net/lwip-port/*.h \
 		net/lwip-port/arch/*.h)
 	@mkdir -p $(dir $@)
@@ -237,11 +254,11 @@ build/unit/$(1): tests/unit/$(1).c $$($(1)_SRCS) $$(wildcard kernel/*.h config/*
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
-unit: setup sources $(addprefix build/unit/,$(UNIT_TESTS))
+unit: $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
 # The 82599 device model's tests; the driver-against-model tests join here.
-test-model: setup build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
+test-model: build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
 	build/unit/test_ixgbe_model
 	build/hostsim/ixgbe_sim
 	$(PYTHON) -m pytest -q tests/model
@@ -286,14 +303,15 @@ build/hostsim/fwd_sim_%: build/hostsim/%/gen/config.h $(HOSTSIM_SRCS) $(wildcard
 		tests/fakes/*.h)
 	$(HOSTCC) $(HOSTSIM_CFLAGS) -iquote $(dir $<) $(HOSTSIM_SRCS) -o $@
 
-hostsim: setup build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
+hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`
 # commands), busy (busy polling), wire (wire mode) and reboot (test, with panic = reboot), on
 # igb and (tests marked BOTH_NICS, and the Linux referee) on the emulated 82599.
-test-system: setup
+test-system:
+	@[ "$$(id -u)" = 0 ] || { echo "test-system: the QEMU tests make taps and network namespaces and need root: run it as root or with sudo (make unit hostsim test-model need none)"; exit 1; }
 	@tools/build-qemu build/qemu
 	$(MAKE) --no-print-directory all media-test
 	$(MAKE) --no-print-directory BUILD=build/test CONFIG=config/test.conf build/test/wirespeed.elf
@@ -302,15 +320,19 @@ test-system: setup
 	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
 	$(PYTHON) -m pytest -q tests/system
 
-test: unit hostsim test-model fuzz-smoke test-system
+test: check-readme unit hostsim test-model fuzz-smoke test-system
+
+# README's two commands and its map against the tree (tests/docs/check_readme.py; .ci/run too).
+check-readme:
+	@$(PYTHON) tests/docs/check_readme.py
 
 # libFuzzer harnesses for every parser of outside bytes (tests/fuzz/README.md): `make fuzz`
 # runs each for FUZZ_SECONDS; `make test` replays the regression inputs and fuzzes each briefly.
 FUZZ_SECONDS ?= 60
-fuzz: setup sources
+fuzz:
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-smoke: setup sources
+fuzz-smoke:
 	tests/fuzz/run.sh 5
 
 # Benchmarks print numbers; they never pass or fail on speed (tests/bench/README.md).
@@ -324,7 +346,7 @@ build/bench/handoff_bench: tests/bench/handoff_bench.c apps/sink/handoff.c apps/
 	$(HOSTCC) -std=gnu11 -O2 -g $(WARN) -I. -iquote kernel $(filter %.c,$^) kernel/err.c \
 		-lpthread -o $@
 
-bench: setup all build/bench/udpgen build/bench/handoff_bench
+bench: all build/bench/udpgen build/bench/handoff_bench
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	build/bench/handoff_bench
 	$(PYTHON) tests/bench/sink_qemu.py

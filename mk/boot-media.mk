@@ -20,7 +20,7 @@ USB_DEV ?=
 # grub-efi-amd64-bin) or mtools (for the EFI system partition image) are missing. Check what the
 # firmware will look for: both El Torito boot images (CD-ROM), GRUB's MBR boot code (BIOS, USB
 # stick) and the EFI system partition in the GPT (UEFI, USB stick).
-iso: setup sources $(ISO)
+iso: $(ISO)
 	@xorriso -indev $(ISO) -report_el_torito plain -report_system_area plain 2>/dev/null \
 		> $(BUILD)/iso-boot.txt
 	@grep -q '^El Torito boot img : *[0-9]* *BIOS' $(BUILD)/iso-boot.txt && \
@@ -65,7 +65,7 @@ $(PXE_ROOT)/.stamp: $(ELF) $(MEDIA_GRUB_CFG)
 		'echo wirespeed: loading boot/wirespeed.elf over TFTP' > $(PXE_ROOT)/wirespeed.ipxe
 	@touch $@
 
-pxe: setup sources $(PXE_ROOT)/.stamp
+pxe: $(PXE_ROOT)/.stamp
 	@echo "pxe: TFTP root $(PXE_ROOT)/ (docs/deploy.md has the dnsmasq setup); boot file names:"
 	@echo "       BIOS PXE  boot/grub/i386-pc/core.0"
 	@echo "       UEFI PXE  boot/grub/x86_64-efi/core.efi"
