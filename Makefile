@@ -45,11 +45,11 @@ KERNEL_SRCS := \
 	kernel/main.c kernel/cpu.c kernel/isr.S kernel/trap.c kernel/panic.c kernel/ksyms.c \
 	kernel/smp.c kernel/lapic.c kernel/time.c kernel/vm.c kernel/spinlock.c \
 	kernel/bootinfo.c kernel/memmap.c kernel/acpi.c kernel/err.c \
-	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c \
-	kernel/irq.c kernel/dma.c kernel/loop.c \
-	drivers/uart/uart16550.c drivers/pci/pci.c drivers/pci/msix.c \
-	drivers/nic/nic.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/intel_ring.c \
-	net/pkb.c net/inet.c net/neigh.c net/local.c net/rss.c \
+	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c kernel/uart.c \
+	kernel/irq.c kernel/dma.c kernel/loop.c kernel/init.c kernel/pkb.c \
+	drivers/pci/pci.c drivers/pci/msix.c \
+	drivers/nic/nic.c drivers/nic/nic_test.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/intel_ring.c drivers/nic/rss.c \
+	net/inet.c net/neigh.c net/local.c \
 	net/fib.c net/route.c apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
 	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
@@ -69,7 +69,7 @@ KERNEL_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(KERNEL_SRCS))) \
 KCFLAGS += $(LWIP_INC) -I$(CJSON_DIR)
 
 .PHONY: all setup sources run run-iso test unit hostsim test-model fuzz fuzz-smoke test-system \
-	bench clean distclean qemu-82599 check-readme
+	bench clean distclean qemu-82599 check-readme check-layers
 all: $(ELF) $(ISO)
 
 # --- phase 0: installed tools and fetched sources, before any rule is planned ----------------
@@ -208,10 +208,10 @@ test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
 test_bootinfo_SRCS := kernel/bootinfo.c kernel/memmap.c kernel/err.c
 test_acpi_SRCS := kernel/acpi.c kernel/err.c
-test_rss_SRCS := net/rss.c
+test_rss_SRCS := drivers/nic/rss.c
 test_neigh_SRCS := net/neigh.c
 test_net_local_SRCS := net/local.c net/neigh.c net/inet.c
-test_pkb_SRCS := net/pkb.c
+test_pkb_SRCS := kernel/pkb.c
 test_route_SRCS := net/route.c net/inet.c
 test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
@@ -221,14 +221,14 @@ test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
-test_intel_ring_SRCS := drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c
+test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c
 
 # --- the sink's glue and lwIP on the host: tests/unit/test_sink_glue.c (here), the benchmark
 # (tests/bench/sink_bench.sh) and the fuzzer (tests/fuzz/fuzz_lwip.c) build the same files.
 # lwIP is compiled once into an archive, with our warnings but not as errors (as for the image).
 UNIT_TESTS += test_sink_glue
 SINK_HOST_SRCS := apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c \
-	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c kernel/err.c \
+	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c \
 	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
 LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
 test_sink_glue_SRCS := $(SINK_HOST_SRCS) build/unit/lwip/liblwip.a
@@ -268,7 +268,7 @@ test-model: build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
 HOSTSIM_FRAMES ?= 200000
 HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
 	tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
-	apps/fwd/fwd.c apps/sink/handoff.c drivers/nic/nic.c drivers/nic/intel_ring.c net/pkb.c \
+	apps/fwd/fwd.c apps/sink/handoff.c drivers/nic/nic.c drivers/nic/intel_ring.c kernel/pkb.c \
 	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c
 # -iquote, not -I, for kernel/: its time.h must not shadow the C library's <time.h>.
 HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
@@ -280,8 +280,8 @@ IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
 	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_platform.c \
 	tests/hostsim/ixgbe_appliance.c tests/hostsim/sim_frames.c \
 	drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c \
-	apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
-	net/inet.c net/rss.c \
+	apps/fwd/fwd.c apps/sink/handoff.c kernel/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
+	net/inet.c drivers/nic/rss.c \
 	kernel/err.c $(IXGBE_MODEL_SRCS)
 IXGBE_SIM_CFLAGS := $(HOSTSIM_CFLAGS) -DWS_HOST_MMIO -Itests/hostsim/hostinc
 
@@ -322,6 +322,10 @@ test-system:
 
 test: check-readme unit hostsim test-model fuzz-smoke test-system
 
+# The floors (docs/architecture.md, "Layers"): from the built objects, no call goes up a floor.
+check-layers: $(ELF)
+	@tools/check-layers $(OBJ)
+
 # README's two commands and its map against the tree (tests/docs/check_readme.py; .ci/run too).
 check-readme:
 	@$(PYTHON) tests/docs/check_readme.py
@@ -341,7 +345,7 @@ build/bench/udpgen: tests/bench/udpgen.c
 	$(HOSTCC) -O2 $(WARN) $< -o $@
 
 build/bench/handoff_bench: tests/bench/handoff_bench.c apps/sink/handoff.c apps/sink/handoff.h \
-		kernel/spsc.h net/pkb.c net/pkb.h
+		kernel/spsc.h kernel/pkb.c kernel/pkb.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 -g $(WARN) -I. -iquote kernel $(filter %.c,$^) kernel/err.c \
 		-lpthread -o $@

@@ -18,7 +18,7 @@
 #define CR0_NW 0x20000000
 #define CR0_CD 0x40000000
 
-/* 16550 registers for the early message (offsets from CONFIG_CONSOLE_PORT; drivers/uart has the
+/* 16550 registers for the early message (offsets from CONFIG_CONSOLE_PORT; kernel/uart.c has the
  * real driver, which takes over in kmain). */
 #define EARLY_UART_DIVISOR (115200 / CONFIG_CONSOLE_BAUD) /* 1.8432 MHz / 16 = 115200 */
 #define EARLY_UART_LCR_DLAB 0x80
@@ -137,7 +137,7 @@ no_long_mode:
 /*
  * early_puts32: write the NUL-terminated string at ESI to the console UART (polled, bounded) and
  * to VGA text row 0. The UART is programmed first (the config's port and speed, 8N1, as
- * drivers/uart does later): a loader other than GRUB may have left it at another speed or not set
+ * kernel/uart.c does later): a loader other than GRUB may have left it at another speed or not set
  * it up at all. Writing 0xB8000 is harmless where there is no text mode (UEFI).
  */
 early_puts32:

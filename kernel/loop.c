@@ -1,33 +1,31 @@
 /*
- * kernel/loop.c: one loop per core: RX burst -> decide -> TX burst on the core's own queues,
- * nothing shared, nothing locked. Core 0 also polls the console and does housekeeping (link
- * state, hardware counters). Busy mode polls forever; adaptive mode, after poll.idle_us without
- * a packet, arms the core's queue interrupts, re-checks the rings, and halts until one fires.
+ * kernel/loop.c: one loop per core: the core's pollers (loop.h) pass after pass, RX burst ->
+ * decide -> TX burst on the core's own queues first, nothing shared, nothing locked. Busy mode
+ * polls forever; adaptive mode, after poll.idle_us without work, lets every poller arm its
+ * wake-ups, re-checks, and halts until an interrupt, a kick or the earliest timer a poller asked
+ * for.
  */
 #include "loop.h"
 
-#include "apps/fwd/fwd.h"
-#include "apps/sink/handoff.h"
-#include "apps/sink/sink_core.h"
-#include "apps/stats/stats.h"
 #include "config.h"
-#include "console.h"
-#include "drivers/nic/nic.h"
 #include "irq.h"
 #include "lapic.h"
+#include "panic.h"
 #include "percpu.h"
 #include "time.h"
 #include "x86.h"
 
-#define LOOP_HOUSEKEEPING_US 100000 /* link state and hardware counters: 10 times a second */
-#define LOOP_CORE0_WAKE_US 10000    /* a halted core 0 still answers the console within 10 ms */
-/* While someone is typing (input in the last 100 ms), core 0 wakes every 1 ms: a 16550's
- * 16-byte FIFO fills in 1.4 ms at 115200 baud, and a halted core must not let it overrun. */
-#define LOOP_CORE0_TYPING_WAKE_US 1000
-/* The sink core wakes for lwIP's timers (TCP's fast timer runs every 250 ms) and for the
- * services' deadlines; every 1 ms while a test is running, so paced sending stays smooth. */
-#define LOOP_SINK_WAKE_US 10000
-#define LOOP_SINK_ACTIVE_WAKE_US 1000
+#define LOOP_MAX_POLLERS 16
+
+WS_TABLE_DECLARE(struct poller, ws_pollers);
+
+/* One core's pollers, sorted by order, and when each periodic one is next due. Core-local. */
+struct loop_plan {
+    const struct poller *p[LOOP_MAX_POLLERS];
+    uint64_t period_tsc[LOOP_MAX_POLLERS]; /* 0: every pass */
+    uint64_t next_due[LOOP_MAX_POLLERS];
+    unsigned n;
+};
 
 static volatile bool loop_released;
 
@@ -66,88 +64,133 @@ void loop_kick(unsigned core)
     }
 }
 
-/* loop_cross_core_work: what other cores may have put on this core's rings. */
-static bool loop_cross_core_work(unsigned core)
+/* loop_plan_build: the pollers that run on `core`, by rising order (insertion sort). */
+static void loop_plan_build(struct loop_plan *plan, unsigned core, uint64_t now)
 {
-    return sink_handoff_returns_pending(core) || (sink_is_core(core) && sink_has_work());
-}
-
-static void loop_arm_timer(unsigned core)
-{
-    if (core == 0) {
-        lapic_timer_oneshot_us(console_input_recent() ? LOOP_CORE0_TYPING_WAKE_US
-                                                      : LOOP_CORE0_WAKE_US);
-    } else if (sink_is_core(core)) {
-        lapic_timer_oneshot_us(sink_test_running() ? LOOP_SINK_ACTIVE_WAKE_US
-                                                   : LOOP_SINK_WAKE_US);
+    plan->n = 0;
+    for (const struct poller *p = WS_TABLE_BEGIN(ws_pollers); p < WS_TABLE_END(ws_pollers);
+         p++) {
+        if (p->runs_on != NULL && !p->runs_on(core)) {
+            continue;
+        }
+        if (plan->n == LOOP_MAX_POLLERS) {
+            panic("loop: more than %d pollers on core %u (raise LOOP_MAX_POLLERS)",
+                  LOOP_MAX_POLLERS, core);
+        }
+        unsigned i = plan->n++;
+        for (; i > 0 && plan->p[i - 1]->order > p->order; i--) {
+            plan->p[i] = plan->p[i - 1];
+        }
+        plan->p[i] = p;
+    }
+    for (unsigned i = 0; i < plan->n; i++) {
+        uint32_t us = plan->p[i]->period_us;
+        plan->period_tsc[i] = us ? time_deadline_us(us) - rdtsc() : 0;
+        plan->next_due[i] = now; /* periodic work runs on the first pass too */
     }
 }
 
-/* loop_halt: sleep until a queue interrupt, a kick from another core, or (core 0, the sink
- * core) a timer fires. */
-static void loop_halt(struct percpu *cpu)
+/* loop_pass: every poller of the plan once (periodic ones when due); the work they did. */
+static unsigned loop_pass(struct loop_plan *plan, unsigned core)
 {
-    if (cpu->index == 0 && console_output_pending()) {
-        return; /* the console core keeps draining output to the UART */
+    unsigned moved = 0;
+    for (unsigned i = 0; i < plan->n; i++) {
+        const struct poller *p = plan->p[i];
+        if (p->poll == NULL) {
+            continue;
+        }
+        if (plan->period_tsc[i] != 0) {
+            uint64_t now = rdtsc();
+            if ((int64_t)(now - plan->next_due[i]) < 0) {
+                continue;
+            }
+            plan->next_due[i] = now + plan->period_tsc[i];
+        }
+        moved += p->poll(core);
     }
+    return moved;
+}
+
+/* loop_arm_all: arm every poller's wake-ups; false (and nothing left armed) if one has work.
+ * *armed is how many were armed, for loop_disarm. */
+static bool loop_arm_all(const struct loop_plan *plan, unsigned core, unsigned *armed)
+{
+    for (*armed = 0; *armed < plan->n; (*armed)++) {
+        const struct poller *p = plan->p[*armed];
+        if (p->arm != NULL && p->arm(core)) {
+            (*armed)++; /* it armed, then saw work: it is disarmed too */
+            return false;
+        }
+    }
+    return true;
+}
+
+static void loop_disarm(const struct loop_plan *plan, unsigned core, unsigned armed)
+{
+    for (unsigned i = 0; i < armed; i++) {
+        if (plan->p[i]->disarm != NULL) {
+            plan->p[i]->disarm(core);
+        }
+    }
+}
+
+/* loop_wake_us: the shortest sleep any poller allows (0: none asked, sleep until woken). */
+static uint32_t loop_wake_us(const struct loop_plan *plan, unsigned core)
+{
+    uint32_t wake = 0;
+    for (unsigned i = 0; i < plan->n; i++) {
+        uint32_t us = plan->p[i]->wake_us ? plan->p[i]->wake_us(core) : 0;
+        if (us != 0 && (wake == 0 || us < wake)) {
+            wake = us;
+        }
+    }
+    return wake;
+}
+
+/* loop_halt: sleep until a queue interrupt, a kick from another core, or a poller's timer. */
+static void loop_halt(struct percpu *cpu, const struct loop_plan *plan)
+{
+    unsigned armed;
+
+    /* Pairs with loop_kick: set asleep before the last look at the rings, so a producer that
+     * queued after that look sees us asleep and sends the IPI. */
     __atomic_store_n(&cpu->asleep, true, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (nic_arm_core(cpu->index) || loop_cross_core_work(cpu->index)) {
-        nic_disarm_core(cpu->index); /* a frame slipped in: no sleep */
-        __atomic_store_n(&cpu->asleep, false, __ATOMIC_RELAXED);
-        return;
+    if (loop_arm_all(plan, cpu->index, &armed)) {
+        uint32_t wake = loop_wake_us(plan, cpu->index);
+        if (wake != 0) {
+            lapic_timer_oneshot_us(wake);
+        }
+        cpu->halts++;
+        irq_wait();
     }
-    if (cpu->index == 0 || sink_is_core(cpu->index)) {
-        loop_arm_timer(cpu->index);
-    }
-    cpu->halts++;
-    irq_wait();
     __atomic_store_n(&cpu->asleep, false, __ATOMIC_RELAXED);
-    nic_disarm_core(cpu->index);
-}
-
-/* loop_core0_slow_path: console input and periodic housekeeping. */
-static void loop_core0_slow_path(uint64_t now, uint64_t *next_housekeeping)
-{
-    console_poll();
-    if ((int64_t)(now - *next_housekeeping) >= 0) {
-        nic_housekeeping();
-        stats_watch_poll();
-        *next_housekeeping = now + time_deadline_us(LOOP_HOUSEKEEPING_US) - rdtsc();
-    }
+    loop_disarm(plan, cpu->index, armed);
 }
 
 void core_loop(void)
 {
     struct percpu *cpu = this_cpu();
+    struct loop_plan plan;
     uint64_t idle_limit = time_deadline_us(CONFIG_POLL_IDLE_US) - rdtsc();
-    uint64_t last = rdtsc(), last_work = last, next_housekeeping = last;
 
     cpu->online = true;
     while (!__atomic_load_n(&loop_released, __ATOMIC_ACQUIRE)) {
         cpu_relax();
     }
-    if (cpu->index == 0) {
-        console_start_async(); /* no core waits for the serial line from now on */
-    }
+    uint64_t last = rdtsc(), last_work = last;
+    loop_plan_build(&plan, cpu->index, last); /* after the release: every init step has run */
     for (;;) {
         cpu->loop_iterations++;
-        unsigned moved = fwd_poll_core(cpu->index);
-        moved += sink_handoff_reclaim(cpu->index);
-        if (sink_is_core(cpu->index)) {
-            moved += sink_poll();
-        }
+        unsigned moved = loop_pass(&plan, cpu->index);
         uint64_t now = rdtsc();
-        if (cpu->index == 0) {
-            loop_core0_slow_path(now, &next_housekeeping);
-        }
         if (moved) {
             cpu->busy_cycles += now - last;
             last_work = now;
         } else {
             cpu->idle_cycles += now - last;
             if (CONFIG_POLL_ADAPTIVE && now - last_work > idle_limit) {
-                loop_halt(cpu);
+                loop_halt(cpu, &plan);
                 last_work = rdtsc();
                 cpu->idle_cycles += last_work - now; /* time asleep is idle time */
                 last = last_work;

@@ -9,16 +9,14 @@
 #include <string.h>
 
 #include "acpi.h"
-#include "apps/fwd/fwd.h"
-#include "apps/sink/sink_core.h"
 #include "bootinfo.h"
 #include "config.h"
 #include "console.h"
 #include "dma.h"
-#include "drivers/nic/nic.h"
-#include "drivers/pci/pci.h"
 #include "err.h"
+#include "init.h"
 #include "lapic.h"
+#include "loop.h"
 #include "memmap.h"
 #include "panic.h"
 #include "percpu.h"
@@ -188,20 +186,14 @@ void kmain(uint32_t magic, uint32_t info)
     dma_init(&boot_info.mm);        /* rings and pools come from the loader's free RAM */
     unsigned ncores = smp_start_aps(&boot_acpi, CONFIG_MAX_CORES); /* wait in core_loop */
     print_cores(ncores);
-    pci_init(&boot_acpi);           /* enumerate, size BARs, check capability lists */
-    unsigned nports = 0;
-    if (nic_pools_init(ncores) == 0) { /* per-core packet buffers, then the ports */
-        nports = nic_probe_all(ncores);
-    }
-    if (fwd_init(ncores) != 0) {    /* routing table from the baked routes */
-        panic("fwd: cannot start forwarding (see above)");
-    }
     if (loop_init(ncores) != 0) {   /* wake-up vectors for cross-core rings */
         panic("loop: no interrupt vector left for the wake-up IPI");
     }
-    sink_init(ncores);              /* lwIP and its services on the sink core */
+    struct init_ctx ctx = { .ncores = ncores, .acpi = &boot_acpi };
+    init_run_all(&ctx);             /* buses, drivers, net, apps: what registered (init.h) */
     loop_release();                 /* every core may now poll its queues */
-    kprintf("ready: cores=%u ports=%u\n", ncores, nports);
+    kprintf("ready: cores=%u ports=%u\n", ncores, ctx.nports);
     console_prompt();
+    console_start_async();          /* no core waits for the serial line from now on */
     core_loop();
 }

@@ -10,6 +10,9 @@
 #include "dma.h"
 #include "drivers/nic/nic.h"
 #include "err.h"
+#include "commands.h"
+#include "init.h"
+#include "loop.h"
 #include "net/fib.h"
 #include "net/inet.h"
 #include "net/local.h"
@@ -144,6 +147,12 @@ int fwd_init(unsigned ncores)
     }
     return err;
 }
+
+static int fwd_init_step(struct init_ctx *ctx)
+{
+    return fwd_init(ctx->ncores);
+}
+WS_INIT(fwd, INIT_APPS, true, fwd_init_step); /* routing table from the baked routes */
 
 /* --- transmit batching ------------------------------------------------------------------------ */
 
@@ -419,6 +428,8 @@ unsigned fwd_poll_core(unsigned core)
     return total;
 }
 
+WS_POLLER(fwd, .order = POLLER_ORDER_FWD, .poll = fwd_poll_core);
+
 /* --- console views (console core) ------------------------------------------------------------- */
 
 static void fwd_print_ip(char *buf, size_t n, uint32_t ip)
@@ -472,3 +483,19 @@ void fwd_arp_print(void)
                 m[5], (unsigned long long)((now - snap[i].updated_ns) / 1000000));
     }
 }
+
+static void fwd_cmd_routes(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    fwd_routes_print();
+}
+
+static void fwd_cmd_arp(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    fwd_arp_print();
+}
+
+WS_COMMAND(routes, "routes", 0, "routing table: connected subnets and baked routes",
+           fwd_cmd_routes);
+WS_COMMAND(arp, "arp", 0, "neighbour table: address, MAC, age", fwd_cmd_arp);

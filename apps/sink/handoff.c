@@ -126,3 +126,7 @@ const struct sink_handoff_stats *sink_handoff_stats_of(unsigned core)
 {
     return &handoff_stats[core];
 }
+
+/* Every core frees what the sink core handed back; returned buffers waiting keep it awake. */
+WS_POLLER(handoff, .order = POLLER_ORDER_HANDOFF, .poll = sink_handoff_reclaim,
+          .arm = sink_handoff_returns_pending);

@@ -3,7 +3,7 @@
  * their buffers go home. RSS spreads flows over every core, but lwIP runs on one, so each core
  * has a single-producer ring to the sink core (its frames, in arrival order), and the sink core
  * has one ring back to each core for the buffers lwIP has finished with: a buffer is only ever
- * freed into its pool by its owner (net/pkb.h). Neither side locks or waits; a core asleep in
+ * freed into its pool by its owner (kernel/pkb.h). Neither side locks or waits; a core asleep in
  * adaptive mode is woken by an IPI when something is put on its ring (loop_kick).
  *
  * The return ring of a core holds as many entries as that core has buffers, so a return can
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/pkb.h"
+#include "pkb.h"
 
 /* Per producing core; written by that core only (except `returned`: the owner core, too). */
 struct sink_handoff_stats {

@@ -15,6 +15,8 @@
 #include "lwip/init.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
+#include "init.h"
+#include "loop.h"
 #include "lwip/timeouts.h"
 #include "net/lwip-port/sink_netif.h"
 #include "time.h"
@@ -87,6 +89,12 @@ int sink_init(unsigned ncores)
             CONFIG_SINK_IPERF3_PORT, CONFIG_SINK_NETPERF_PORT);
     return WS_OK;
 }
+
+static int sink_init_step(struct init_ctx *ctx)
+{
+    return sink_init(ctx->ncores);
+}
+WS_INIT(sink, INIT_APPS + 10, false, sink_init_step); /* after fwd: it resolves through it */
 
 bool sink_running(void)
 {
@@ -243,3 +251,29 @@ err_t sink_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, 
     }
     return ERR_OK;
 }
+
+/* The sink core wakes for lwIP's timers (TCP's fast timer runs every 250 ms) and for the
+ * services' deadlines; every 1 ms while a test is running, so paced sending stays smooth. */
+#define SINK_IDLE_WAKE_US 10000
+#define SINK_ACTIVE_WAKE_US 1000
+
+static unsigned sink_poll_core(unsigned core)
+{
+    (void)core;
+    return sink_poll() ? 1 : 0;
+}
+
+static bool sink_arm(unsigned core)
+{
+    (void)core;
+    return sink_has_work(); /* frames other cores handed over while we looked away */
+}
+
+static uint32_t sink_wake_us(unsigned core)
+{
+    (void)core;
+    return sink_test_running() ? SINK_ACTIVE_WAKE_US : SINK_IDLE_WAKE_US;
+}
+
+WS_POLLER(sink, .order = POLLER_ORDER_SINK, .runs_on = sink_is_core, .poll = sink_poll_core,
+          .arm = sink_arm, .wake_us = sink_wake_us);

@@ -13,10 +13,12 @@
 #include "apps/sink/sink_stats.h"
 #include "apps/stats/fmt.h"
 #include "apps/stats/json.h"
+#include "commands.h"
 #include "config.h"
 #include "console.h"
 #include "drivers/nic/nic.h"
 #include "irq.h"
+#include "loop.h"
 #include "percpu.h"
 #include "smp.h"
 #include "time.h"
@@ -921,3 +923,27 @@ void stats_cmd_doc(int argc, char **argv)
     sink_stats_doc(doc_sink_row);
     doc_end("sink");
 }
+
+#define STATS_WATCH_POLL_US 100000 /* the watch interval is checked 10 times a second */
+
+static unsigned stats_watch_poll_core(unsigned core)
+{
+    (void)core;
+    stats_watch_poll();
+    return 0;
+}
+
+WS_POLLER(stats_watch, .order = POLLER_ORDER_STATS_WATCH, .runs_on = poller_on_core0,
+          .poll = stats_watch_poll_core, .period_us = STATS_WATCH_POLL_US);
+
+WS_COMMAND(ports, "ports", 0, "ports: PCI address, chip, MAC, link, queues, address",
+           stats_cmd_ports);
+WS_COMMAND(stats, "stats", 2, "counters: stats [all | json | doc | port N | core N | tcp]",
+           stats_cmd_stats);
+WS_COMMAND(clear, "clear", 0, "zero the counters' view (hardware registers untouched)",
+           stats_cmd_clear);
+WS_COMMAND(watch, "watch", 1, "watch [on | off | <seconds>]: per-second rates of what changed",
+           stats_cmd_watch);
+WS_COMMAND(rings, "rings", 1, "rings <port>: hardware head/tail and software ring indices",
+           stats_cmd_rings);
+WS_COMMAND(regs, "regs", 1, "regs <port>: register dump", stats_cmd_regs);

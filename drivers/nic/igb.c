@@ -16,7 +16,7 @@
 #include "err.h"
 #include "irq.h"
 #include "mmio.h"
-#include "net/rss.h"
+#include "drivers/nic/rss.h"
 #include "percpu.h"
 #include "time.h"
 #include "vm.h"

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "drivers/nic/intel_desc.h"
-#include "net/pkb.h"
+#include "pkb.h"
 
 #define IRING_MIN_DESCS 8     /* RDLEN/TDLEN are multiples of 128 bytes = 8 descriptors */
 #define IRING_MAX_DESCS 4096  /* no ring needs more; keeps indices in 16 bits */

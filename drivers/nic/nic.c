@@ -13,7 +13,9 @@
 #include "console.h"
 #include "dma.h"
 #include "err.h"
+#include "init.h"
 #include "irq.h"
+#include "loop.h"
 #include "mmio.h"
 #include "time.h"
 #include "drivers/nic/igb.h"
@@ -145,6 +147,17 @@ unsigned nic_probe_all(unsigned ncores)
     }
     return nic_nports;
 }
+
+/* nic_init_step: per-core packet buffers, then the ports (none without buffers). */
+static int nic_init_step(struct init_ctx *ctx)
+{
+    int err = nic_pools_init(ctx->ncores);
+    if (err == 0) {
+        ctx->nports = nic_probe_all(ctx->ncores);
+    }
+    return err;
+}
+WS_INIT(nic, INIT_DRIVERS, false, nic_init_step);
 
 /* nic_irq_ok: may this core touch its queue's interrupt registers on p? It may until it has
  * followed a stop; a dead port (which core 0 declares without waiting) is not touched even
@@ -413,3 +426,17 @@ uint32_t nic_test_held(unsigned core)
 {
     return core < nic_ncores ? __atomic_load_n(&nic_holds[core].held, __ATOMIC_RELAXED) : 0;
 }
+
+#define NIC_HOUSEKEEPING_US 100000 /* link state and hardware counters: 10 times a second */
+
+static unsigned nic_housekeeping_poll(unsigned core)
+{
+    (void)core;
+    nic_housekeeping();
+    return 0;
+}
+
+/* Each core arms its own queues' interrupts before it halts (adaptive mode). */
+WS_POLLER(nic_irq, .order = POLLER_ORDER_NIC_IRQ, .arm = nic_arm_core, .disarm = nic_disarm_core);
+WS_POLLER(nic_housekeeping, .order = POLLER_ORDER_HOUSEKEEPING, .runs_on = poller_on_core0,
+          .poll = nic_housekeeping_poll, .period_us = NIC_HOUSEKEEPING_US);

@@ -23,7 +23,7 @@
 #include "drivers/nic/nic_txwd.h"
 #include "drivers/pci/msix.h"
 #include "net/local.h"
-#include "net/pkb.h"
+#include "pkb.h"
 #include "param.h"
 
 #define NIC_MAX_PORTS WS_MAX_PORTS

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "console.h"
+#include "init.h"
 #include "mmio.h"
 #include "vm.h"
 #include "x86.h"
@@ -284,3 +285,10 @@ struct pci_dev *pci_device(unsigned i)
 {
     return i < pci_ndevs ? &pci_devs[i] : NULL;
 }
+
+static int pci_init_step(struct init_ctx *ctx)
+{
+    pci_init(ctx->acpi);
+    return 0;
+}
+WS_INIT(pci, INIT_BUS, false, pci_init_step); /* enumerate, size BARs, check capability lists */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "drivers/nic/nic.h"
-#include "net/pkb.h"
+#include "pkb.h"
 
 struct sink_netif_stats {
     uint64_t rx_wrapped;     /* frames given to lwIP (each a custom pbuf over its buffer) */

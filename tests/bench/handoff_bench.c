@@ -1,6 +1,6 @@
 /*
  * tests/bench/handoff_bench.c: what handing a frame to the sink core costs, with the real
- * apps/sink/handoff.c and net/pkb.c on two host threads pinned to two CPUs: a receiving core
+ * apps/sink/handoff.c and kernel/pkb.c on two host threads pinned to two CPUs: a receiving core
  * hands buffers over, the sink core takes them in bursts and gives each back, the receiving
  * core reclaims them into its pool. Prints TSC cycles per frame for that round trip, first on
  * one thread (the code alone), then on two (with cache-line transfers and waiting): the whole

@@ -1,7 +1,7 @@
 /*
  * tests/fakes/fake_sink_platform.h: what the sink's glue (apps/sink, net/lwip-port) and lwIP need
  * from the rest of the firmware, stood in for on the host, so the real glue and the real lwIP
- * run in one host process: per-core packet-buffer pools (net/pkb.c, real), ports with addresses
+ * run in one host process: per-core packet-buffer pools (kernel/pkb.c, real), ports with addresses
  * (nic_port, nic_pool), a TX queue that keeps what the sink core sends until the harness takes
  * it (iring_tx_burst), next-hop resolution (fwd_next_hop), a clock the harness advances
  * (time_ns), loop_kick counted, kprintf and panic.
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "apps/fwd/fwd.h"
-#include "net/pkb.h"
+#include "pkb.h"
 
 #define FSP_CORES 4      /* cores 0..3; config/default.conf's sink.core = last: core 3 */
 #define FSP_PORTS 2      /* port0 and port1, addressed as config/default.conf says */

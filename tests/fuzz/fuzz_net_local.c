@@ -30,7 +30,7 @@
 #include "net/inet.h"
 #include "net/local.h"
 #include "net/neigh.h"
-#include "net/pkb.h"
+#include "pkb.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FL_BUF_MASK 0x03

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "net/inet.h"
-#include "net/pkb.h"
+#include "pkb.h"
 #include "net/route.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_rx_ring.c: libFuzzer harness for the RX side of drivers/nic/intel_ring.c
- * (with net/pkb.c), fed descriptor write-backs by a NIC that follows the input: sometimes as a
+ * (with kernel/pkb.c), fed descriptor write-backs by a NIC that follows the input: sometimes as a
  * NIC should (in order, into posted slots only, frames of one or more descriptors), sometimes
  * hostile (any slot, posted or not, any status/error bits, any length, DD where nothing was
  * posted, non-EOP chains that never end).
@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "drivers/nic/intel_ring.h"
-#include "net/pkb.h"
+#include "pkb.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FX_MAX_DESCS 64

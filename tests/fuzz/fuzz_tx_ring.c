@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_tx_ring.c: libFuzzer harness for the TX side of drivers/nic/intel_ring.c (with
- * net/pkb.c): bursts of frames of any length and flags, reclaims, idle loops and port resets,
+ * kernel/pkb.c): bursts of frames of any length and flags, reclaims, idle loops and port resets,
  * against a NIC that follows the input: sometimes as a NIC should (fetches descriptors in order
  * from its head up to the tail register, writes DD back in order into descriptors with RS),
  * sometimes hostile (DD in slots never placed or not reached yet, any status bits, the head
@@ -63,7 +63,7 @@
 
 #include "drivers/nic/intel_ring.h"
 #include "mmio.h"
-#include "net/pkb.h"
+#include "pkb.h"
 #include "tests/fuzz/fuzz.h"
 
 #ifndef WS_HOST_MMIO

@@ -36,19 +36,19 @@ declare -A SRCS=(
     [fuzz_fib]="net/fib.c"
     [fuzz_console]="kernel/console_line.c"
     [fuzz_config]="config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c"
-    [fuzz_rx_ring]="drivers/nic/intel_ring.c net/pkb.c"
-    [fuzz_tx_ring]="drivers/nic/intel_ring.c net/pkb.c"
+    [fuzz_rx_ring]="drivers/nic/intel_ring.c kernel/pkb.c"
+    [fuzz_tx_ring]="drivers/nic/intel_ring.c kernel/pkb.c"
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
     [fuzz_lwip]="apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c
-        net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c net/local.c net/neigh.c net/inet.c
+        net/lwip-port/isn.c net/lwip-port/siphash.c kernel/pkb.c net/local.c net/neigh.c net/inet.c
         kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
         $OUT/lwip/liblwip.a"
     [fuzz_ixgbe_model]="tests/hostsim/ixgbe_platform.c tests/hostsim/ixgbe_appliance.c
         tests/hostsim/sim_frames.c
         drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/intel_ring.c drivers/pci/msix.c
-        apps/fwd/fwd.c apps/sink/handoff.c net/pkb.c net/fib.c net/route.c net/local.c
-        net/neigh.c net/inet.c net/rss.c kernel/err.c tests/model/ixgbe_model.c
+        apps/fwd/fwd.c apps/sink/handoff.c kernel/pkb.c net/fib.c net/route.c net/local.c
+        net/neigh.c net/inet.c drivers/nic/rss.c kernel/err.c tests/model/ixgbe_model.c
         tests/model/ixgbe_model_queue.c tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c
         tests/model/ixgbe_model_tx.c"
 )
@@ -73,7 +73,7 @@ NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
 # reads the sink core's cycle counters).
 SRCS[fuzz_sink_services]="apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c
     apps/sink/iperf3.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
-    net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c net/pkb.c kernel/err.c
+    net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c
     tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c
     $OUT/lwip/liblwip.a"
 EXTRA[fuzz_sink_services]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen -Ibuild/src/cjson-1.7.15

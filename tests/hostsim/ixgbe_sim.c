@@ -35,7 +35,7 @@
 #include "apps/fwd/fwd.h"
 #include "config.h"
 #include "drivers/nic/nic.h"
-#include "net/rss.h"
+#include "drivers/nic/rss.h"
 #include "tests/hostsim/ixgbe_appliance.h"
 
 bool xs_verbose;

@@ -19,7 +19,7 @@
 #include "apps/fwd/fwd.h"
 #include "config.h"
 #include "drivers/nic/nic.h"
-#include "net/rss.h"
+#include "drivers/nic/rss.h"
 #include "tests/hostsim/ixgbe_sim.h"
 #include "tests/model/ixgbe_model_int.h"
 

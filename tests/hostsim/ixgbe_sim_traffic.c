@@ -13,7 +13,7 @@
 #include "apps/fwd/fwd.h"
 #include "config.h"
 #include "drivers/nic/nic.h"
-#include "net/rss.h"
+#include "drivers/nic/rss.h"
 #include "tests/hostsim/ixgbe_sim.h"
 #include "tests/model/ixgbe_model_int.h"
 
@@ -224,7 +224,7 @@ void xs_test_rss(void)
         xs_add_flow(t->src, t->dst, t->sport, t->dport, XS_FRAG, t->h_ip);
     }
     unsigned vector_flows = xs_nflows;
-    /* Many more flows, their hashes from net/rss.c. */
+    /* Many more flows, their hashes from drivers/nic/rss.c. */
     while (xs_nflows < XS_RSS_FLOWS) {
         enum xs_kind k = (enum xs_kind)(xs_nflows % 41 == 0 ? XS_ARP : xs_rand() % 4);
         uint32_t src = (uint32_t)xs_rand(), dst = (uint32_t)xs_rand();

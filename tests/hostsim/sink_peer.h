@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/pkb.h"
+#include "pkb.h"
 
 #define SP_TCP_SYN 0x02
 #define SP_TCP_FIN 0x01

@@ -6,7 +6,7 @@
  * test == pool size, each buffer in exactly one place) after each step and at the end.
  * Build: gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined
  *        -fno-sanitize-recover=all -I. -Ikernel tests/unit/test_intel_ring.c
- *        drivers/nic/intel_ring.c net/pkb.c tests/fakes/fake_intel_nic.c -lcmocka
+ *        drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c -lcmocka
  */
 #include <setjmp.h>
 #include <stdarg.h>

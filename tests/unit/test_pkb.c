@@ -2,7 +2,7 @@
  * tests/unit/test_pkb.c: packet-buffer pools: layout after init, LIFO order, exhaustion,
  * foreign and double frees counted without corrupting any pool.
  * Build: gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined
- *        -fno-sanitize-recover=all -I. -Ikernel tests/unit/test_pkb.c net/pkb.c -lcmocka
+ *        -fno-sanitize-recover=all -I. -Ikernel tests/unit/test_pkb.c kernel/pkb.c -lcmocka
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "net/pkb.h"
+#include "pkb.h"
 
 #define TP_N 16
 

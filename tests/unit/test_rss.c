@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "net/inet.h"
-#include "net/rss.h"
+#include "drivers/nic/rss.h"
 
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 

@@ -1,9 +1,9 @@
 /*
- * drivers/uart/uart16550.c: polled 16550A driver. Register map and divisor latch per the
+ * kernel/uart.c: polled 16550A driver. Register map and divisor latch per the
  * TI/National PC16550D datasheet, section 8 (register descriptions). Interrupts stay off:
  * the console core polls the receiver in its loop.
  */
-#include "uart16550.h"
+#include "uart.h"
 
 #include "kernel/x86.h"
 

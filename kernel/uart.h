@@ -1,6 +1,6 @@
-/* drivers/uart/uart16550.h: polled 16550A UART (PC COM ports), the appliance's console. */
-#ifndef WS_UART16550_H
-#define WS_UART16550_H
+/* kernel/uart.h: polled 16550A UART (PC COM ports), the appliance's console. */
+#ifndef WS_UART_H
+#define WS_UART_H
 
 #include <stdbool.h>
 #include <stdint.h>

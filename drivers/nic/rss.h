@@ -1,5 +1,5 @@
 /*
- * net/rss.h: the Toeplitz hash of Receive-Side Scaling (Microsoft's RSS specification, "RSS
+ * drivers/nic/rss.h: the Toeplitz hash of Receive-Side Scaling (Microsoft's RSS specification, "RSS
  * Hashing Functions"; the function igb and 82599 compute when MRQC selects RSS). The NIC hashes
  * every packet itself; this software copy predicts which queue (so which core) a flow lands on,
  * and lets tests check a key programmed into RSSRK. Control path only: bitwise, not fast.

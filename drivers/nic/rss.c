@@ -1,6 +1,5 @@
-/* net/rss.c: the RSS Toeplitz hash (Microsoft RSS specification, "RSS Hashing Functions"). */
-#include "net/inet.h"
-#include "net/rss.h"
+/* drivers/nic/rss.c: the RSS Toeplitz hash (Microsoft RSS specification, "RSS Hashing Functions"). */
+#include "drivers/nic/rss.h"
 
 const uint8_t rss_default_key[RSS_KEY_BYTES] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
@@ -8,6 +7,14 @@ const uint8_t rss_default_key[RSS_KEY_BYTES] = {
     0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
     0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
+
+/* rss_put_be: v as n bytes, most significant first (the hash input is in wire order). */
+static void rss_put_be(uint8_t *p, uint32_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+    }
+}
 
 static uint8_t rss_key_byte(const uint8_t *key, size_t key_len, size_t i)
 {
@@ -42,8 +49,8 @@ uint32_t rss_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in, siz
 uint32_t rss_hash_ipv4(const uint8_t key[RSS_KEY_BYTES], uint32_t src, uint32_t dst)
 {
     uint8_t in[8];
-    inet_store_be32(&in[0], src);
-    inet_store_be32(&in[4], dst);
+    rss_put_be(&in[0], src, 4);
+    rss_put_be(&in[4], dst, 4);
     return rss_toeplitz(key, RSS_KEY_BYTES, in, sizeof(in));
 }
 
@@ -51,9 +58,9 @@ uint32_t rss_hash_ipv4_l4(const uint8_t key[RSS_KEY_BYTES], uint32_t src, uint32
                           uint16_t sport, uint16_t dport)
 {
     uint8_t in[12];
-    inet_store_be32(&in[0], src);
-    inet_store_be32(&in[4], dst);
-    inet_store_be16(&in[8], sport);
-    inet_store_be16(&in[10], dport);
+    rss_put_be(&in[0], src, 4);
+    rss_put_be(&in[4], dst, 4);
+    rss_put_be(&in[8], sport, 2);
+    rss_put_be(&in[10], dport, 2);
     return rss_toeplitz(key, RSS_KEY_BYTES, in, sizeof(in));
 }

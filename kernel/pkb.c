@@ -1,9 +1,9 @@
 /*
- * net/pkb.c: per-core packet-buffer pools (API and rules in net/pkb.h). A pool is a LIFO stack
+ * kernel/pkb.c: per-core packet-buffer pools (API and rules in kernel/pkb.h). A pool is a LIFO stack
  * of free buffers: alloc pops, free pushes, both O(1), and the buffer freed last is handed out
  * first, while its lines are still in this core's cache.
  */
-#include "net/pkb.h"
+#include "pkb.h"
 
 #include <stddef.h>
 

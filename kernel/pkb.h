@@ -1,5 +1,5 @@
 /*
- * net/pkb.h: packet buffers. Each core owns a pool of fixed-size buffers carved at boot from
+ * kernel/pkb.h: packet buffers. Each core owns a pool of fixed-size buffers carved at boot from
  * memory it alone touches; the fast path only pops and pushes that core's free stack (no
  * allocation, no locks, no shared cache lines). A buffer always returns to its owner's pool.
  */
