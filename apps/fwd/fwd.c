@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "config.h"
 #include "console.h"
 #include "dma.h"
@@ -350,7 +350,7 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, struct ni
         b->len = out_len;
         fwd_send(fc, in->index, core, b);
     } else if (v == NET_SINK) {
-        sink_handoff(core, b); /* to lwIP's core; the buffer comes back to us later */
+        handoff_to_sink(core, b); /* to lwIP's core; the buffer comes back to us later */
     } else {
         pkb_free(b, (uint16_t)core);
     }

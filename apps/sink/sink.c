@@ -6,7 +6,7 @@
 #include "sink.h"
 
 #include "apps/fwd/fwd.h"
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "apps/sink/sink_core.h"
 #include "config.h"
 #include "console.h"
@@ -35,11 +35,6 @@ uint32_t sink_now_ms(void)
     return (uint32_t)(time_ns() / 1000000);
 }
 
-u32_t sys_now(void)
-{
-    return sink_now_ms();
-}
-
 /* sink_pick_core: config sink.core, or the last core when that one is not up. */
 static unsigned sink_pick_core(unsigned ncores)
 {
@@ -61,7 +56,7 @@ int sink_init(unsigned ncores)
         return WS_OK;
     }
     unsigned core = sink_pick_core(ncores);
-    int err = sink_handoff_init(ncores, core, CONFIG_NIC_POOL_BUFFERS);
+    int err = handoff_init(ncores, core, CONFIG_NIC_POOL_BUFFERS);
     if (err != WS_OK) {
         kprintf("sink: cannot allocate the handoff rings: %s; sink off\n", err_name(err));
         return err;
@@ -103,7 +98,7 @@ bool sink_running(void)
 
 bool sink_is_core(unsigned core)
 {
-    return sink_running_flag && (int)core == sink_handoff_core();
+    return sink_running_flag && (int)core == handoff_sink_core();
 }
 
 /*
@@ -131,7 +126,7 @@ static void sink_tcp_persist_fixup(void)
 bool sink_poll(void)
 {
     struct pkb *b[SINK_BURST];
-    unsigned n = sink_handoff_take(b, SINK_BURST);
+    unsigned n = handoff_take(b, SINK_BURST);
     for (unsigned i = 0; i < n; i++) {
         sink_netif_input(b[i]);
     }
@@ -184,7 +179,7 @@ __attribute__((weak)) bool netperf_poll(uint32_t now_ms)
 
 bool sink_has_work(void)
 {
-    return sink_handoff_pending();
+    return handoff_pending();
 }
 
 /* sink_evict_half_open: a SYN found listener l's backlog full (a SYN flood, most likely from

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "apps/fwd/fwd.h"
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "apps/sink/sink_core.h"
 #include "apps/sink/sink_stats.h"
 #include "apps/stats/fmt.h"
@@ -258,7 +258,7 @@ static void walk_core(struct stats_walk *w, unsigned c)
     walk_counter(w, "pool_alloc_fail", pool->alloc_fail);
     walk_counter(w, "pool_foreign_free", pool->foreign_free);
     walk_counter(w, "pool_double_free", pool->double_free);
-    const struct sink_handoff_stats *h = sink_handoff_stats_of(c);
+    const struct handoff_stats *h = handoff_stats_of(c);
     walk_counter(w, "sink_handed", h->handed);
     walk_counter(w, "sink_ring_full", h->ring_full);
     walk_counter(w, "sink_no_sink", h->no_sink);
@@ -350,7 +350,7 @@ static void walk_sink(struct stats_walk *w)
         return;
     }
     w->v->begin(w->v, SC_SINK, 0);
-    w->v->attr_u64(w->v, "core", (uint64_t)sink_handoff_core());
+    w->v->attr_u64(w->v, "core", (uint64_t)handoff_sink_core());
     sink_stats_walk(&s);
     w->v->end(w->v, SC_SINK);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "apps/fwd/fwd.h"
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "drivers/nic/intel_ring.h"
 #include "lwip/ip4.h"
 #include "lwip/netif.h"
@@ -39,7 +39,7 @@ static void sink_pbuf_release(struct pbuf *p)
     struct pkb *b = pkb_of_pbuf(p);
     sink_netif_stats.rx_released++;
     sink_held[b->owner]--;
-    sink_buffer_done(b);
+    handoff_buffer_done(b);
 }
 
 /* sink_may_hold: lwIP may take one more of this buffer's core's pool (see the header). */
@@ -54,12 +54,12 @@ void sink_netif_input(struct pkb *b)
     struct netif *n = b->port < WS_MAX_PORTS ? sink_netif_of[b->port] : NULL;
     if (n == NULL) {
         st->rx_no_netif++;
-        sink_buffer_done(b);
+        handoff_buffer_done(b);
         return;
     }
     if (!sink_may_hold(b)) {
         st->rx_hold_limit++;
-        sink_buffer_done(b);
+        handoff_buffer_done(b);
         return;
     }
     /* net/local.c checked the IPv4 header: total length fits the frame. */

@@ -2,7 +2,7 @@
  * net/lwip-port/sink_netif.h: lwIP's network interfaces over the appliance's ports. Receive is
  * zero-copy: a frame handed to the sink core becomes a custom pbuf over the driver's own
  * buffer (its IPv4 header onwards), and when lwIP frees it the buffer goes back to the core
- * that owns it (apps/sink/handoff.h). Transmit resolves the next hop with the forwarder's FIB
+ * that owns it (net/handoff.h). Transmit resolves the next hop with the forwarder's FIB
  * and neighbour table and copies the datagram into a buffer of the sink core's pool, sent on
  * that core's own TX queue of the egress port. Sink core only (after init).
  *

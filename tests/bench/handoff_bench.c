@@ -1,6 +1,6 @@
 /*
  * tests/bench/handoff_bench.c: what handing a frame to the sink core costs, with the real
- * apps/sink/handoff.c and kernel/pkb.c on two host threads pinned to two CPUs: a receiving core
+ * net/handoff.c and kernel/pkb.c on two host threads pinned to two CPUs: a receiving core
  * hands buffers over, the sink core takes them in bursts and gives each back, the receiving
  * core reclaims them into its pool. Prints TSC cycles per frame for that round trip, first on
  * one thread (the code alone), then on two (with cache-line transfers and waiting): the whole
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 
 #define POOL 4096
 #define RX_CORE 1
@@ -47,9 +47,9 @@ static void *sink_thread(void *arg)
     (void)arg;
     pin(SINK_CORE);
     while (!done) {
-        unsigned n = sink_handoff_take(b, 64);
+        unsigned n = handoff_take(b, 64);
         for (unsigned i = 0; i < n; i++) {
-            sink_buffer_done(b[i]);
+            handoff_buffer_done(b[i]);
         }
     }
     return NULL;
@@ -71,13 +71,13 @@ static void single_thread(void)
     uint64_t c0 = __rdtsc();
     while (done < frames) {
         for (int i = 0; i < 32; i++) {
-            sink_handoff(RX_CORE, pkb_alloc(&pool));
+            handoff_to_sink(RX_CORE, pkb_alloc(&pool));
         }
-        unsigned n = sink_handoff_take(b, 32);
+        unsigned n = handoff_take(b, 32);
         for (unsigned i = 0; i < n; i++) {
-            sink_buffer_done(b[i]);
+            handoff_buffer_done(b[i]);
         }
-        sink_handoff_reclaim(RX_CORE);
+        handoff_reclaim(RX_CORE);
         done += 32;
     }
     uint64_t c1 = __rdtsc();
@@ -92,13 +92,13 @@ int main(int argc, char **argv)
     struct pkb *meta = calloc(POOL, sizeof(*meta));
     struct pkb **stack = calloc(POOL, sizeof(*stack));
     uint8_t *data = aligned_alloc(2048, (size_t)POOL * PKB_DATA_BYTES);
-    if (!meta || !stack || !data || sink_handoff_init(2, SINK_CORE, POOL) != 0) {
+    if (!meta || !stack || !data || handoff_init(2, SINK_CORE, POOL) != 0) {
         fprintf(stderr, "handoff_bench: out of memory\n");
         return 1;
     }
     pkb_pool_init(&pool, RX_CORE, meta, stack, data, POOL);
     single_thread();
-    uint64_t handed0 = sink_handoff_stats_of(RX_CORE)->handed;
+    uint64_t handed0 = handoff_stats_of(RX_CORE)->handed;
     pthread_t t;
     pthread_create(&t, NULL, sink_thread, NULL);
     pin(RX_CORE);
@@ -108,25 +108,25 @@ int main(int argc, char **argv)
     uint64_t c0 = __rdtsc();
     while (sent < frames) {
         /* Never more in flight than the ring holds: measure the path, not the drop. */
-        bool room = POOL - pool.nfree + 32 <= SINK_HANDOFF_RING;
+        bool room = POOL - pool.nfree + 32 <= HANDOFF_RING;
         for (int i = 0; room && i < 32 && sent < frames; i++) { /* an RX burst's worth */
             struct pkb *b = pkb_alloc(&pool);
             if (b == NULL) {
                 break;
             }
-            sink_handoff(RX_CORE, b);
+            handoff_to_sink(RX_CORE, b);
             sent++;
         }
-        sink_handoff_reclaim(RX_CORE);
+        handoff_reclaim(RX_CORE);
     }
     while (pool.nfree != POOL) {
-        sink_handoff_reclaim(RX_CORE);
+        handoff_reclaim(RX_CORE);
     }
     uint64_t c1 = __rdtsc();
     double t1 = now_s();
     done = 1;
     pthread_join(t, NULL);
-    const struct sink_handoff_stats *st = sink_handoff_stats_of(RX_CORE);
+    const struct handoff_stats *st = handoff_stats_of(RX_CORE);
     printf("handoff: %lu frames, %lu handed, %lu ring-full drops, %.1f ns and %.1f TSC cycles "
            "per frame (hand over + take + give back + reclaim), pool full again: %s\n",
            sent, (unsigned long)(st->handed - handed0), (unsigned long)st->ring_full,

@@ -5,7 +5,7 @@
  *
  * A scripted client (tests/hostsim/sink_peer.c) on core 2 opens a connection to the discard
  * service and streams --segments in-order segments of 1448 payload bytes with correct
- * checksums, --burst per pass: core 2 hands them over (sink_handoff), the sink core (core 3)
+ * checksums, --burst per pass: core 2 hands them over (handoff_to_sink), the sink core (core 3)
  * runs one sink_poll (handoff rings, the custom-pbuf wrap, lwIP's IPv4 and TCP input, discard's
  * recv and tcp_recved, the ACKs lwIP sends: pbuf to frame copy and the TX burst, lwIP's
  * timers), the client reads the ACKs and keeps within the window they open, and core 2
@@ -14,7 +14,7 @@
  *
  * Printed: TSC cycles per segment inside sink_poll (the sink core): the median pass of a full
  * burst divided by the burst (robust against the host preempting us mid-pass), and the mean;
- * and inside sink_handoff + sink_handoff_reclaim (the producing core); rdtsc overhead taken
+ * and inside handoff_to_sink + handoff_reclaim (the producing core); rdtsc overhead taken
  * off. For callgrind, the script toggles collection on sb_measured_poll (the measured stream's
  * sink_poll calls) and off again inside the fake TX queue (iring_tx_burst).
  * Checked (exit 1 otherwise): every byte acknowledged and counted by discard, no segment lost,
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <x86intrin.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "net/lwip-port/sink_netif.h"
@@ -132,7 +132,7 @@ static void sb_hand(struct sb *b, struct pkb *p)
         p->flags |= PKB_F_L4_CSUM_OK;
     }
     uint64_t t0 = sb_tsc();
-    sink_handoff(SB_CLIENT_CORE, p);
+    handoff_to_sink(SB_CLIENT_CORE, p);
     b->hand_tsc += sb_tsc() - t0 - b->rdtsc_cost;
     b->hand_calls++;
 }
@@ -140,7 +140,7 @@ static void sb_hand(struct sb *b, struct pkb *p)
 static void sb_reclaim(struct sb *b)
 {
     uint64_t t0 = sb_tsc();
-    sink_handoff_reclaim(SB_CLIENT_CORE);
+    handoff_reclaim(SB_CLIENT_CORE);
     b->hand_tsc += sb_tsc() - t0 - b->rdtsc_cost;
     b->hand_calls++;
 }
@@ -220,13 +220,13 @@ int main(int argc, char **argv)
     /* The handshake, then a warm-up of 1000 segments, untimed. */
     struct sink_tcp *c = &b.conn;
     sink_tcp_init(c, &b.peer, 40000, 9, 0x12345678u);
-    sink_handoff(SB_CLIENT_CORE, sink_tcp_syn(c));
+    handoff_to_sink(SB_CLIENT_CORE, sink_tcp_syn(c));
     sink_poll();
     sb_tx(&b);
     if (!c->established) {
         return sb_fail("no SYN-ACK");
     }
-    sink_handoff(SB_CLIENT_CORE, sink_tcp_ack(c));
+    handoff_to_sink(SB_CLIENT_CORE, sink_tcp_ack(c));
     if (!sb_stream(&b, 1000)) {
         return sb_fail("warm-up stalled");
     }
@@ -262,17 +262,17 @@ int main(int argc, char **argv)
     if (sink_stats[SINK_DISCARD].rx_bytes - rx0 != b.segments * SB_MSS) {
         fails += sb_fail("discard did not count every byte");
     }
-    sink_handoff(SB_CLIENT_CORE, sink_tcp_fin(c));
+    handoff_to_sink(SB_CLIENT_CORE, sink_tcp_fin(c));
     for (int i = 0; i < 4; i++) {
         fsp_clock_advance_ms(250);
         sb_sink_pass(&b, 0);
     }
-    sink_handoff(SB_CLIENT_CORE, sink_tcp_ack(c));
+    handoff_to_sink(SB_CLIENT_CORE, sink_tcp_ack(c));
     for (int i = 0; i < 4; i++) {
         fsp_clock_advance_ms(250);
         sb_sink_pass(&b, 0);
     }
-    sink_handoff_reclaim(SB_CLIENT_CORE);
+    handoff_reclaim(SB_CLIENT_CORE);
     fsp_tx_flush();
     if (!c->fin_received || sink_stats[SINK_DISCARD].active != 0) {
         fails += sb_fail("the connection did not close");
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
     printf("sink_bench: %" PRIu64 " segments of %d bytes, burst %" PRIu64 ", %" PRIu64
            " passes, %" PRIu64 " ACKs (%.2f per segment): sink core %.1f cycles/segment "
            "(median pass; mean %.1f) in sink_poll, producing core %.1f cycles/segment (mean, "
-           "sink_handoff + reclaim)%s\n",
+           "handoff_to_sink + reclaim)%s\n",
            b.segments, SB_MSS, b.burst, passes, acks, (double)acks / (double)b.segments, median,
            (double)sink_tsc / (double)b.segments, (double)hand_tsc / (double)b.segments,
            fails ? " FAILED" : "");

@@ -8,7 +8,7 @@
 #      measured stream (--toggle-collect=sb_measured_poll: not the handshake, the 1000-segment
 #      warm-up or the close; the fake TX queue, iring_tx_burst, toggled off again inside it),
 #      over SEGS segments; deterministic. The functions that spend them, per segment. Then the
-#      producing core's share (sink_handoff and sink_handoff_reclaim, per frame of the whole
+#      producing core's share (handoff_to_sink and handoff_reclaim, per frame of the whole
 #      run) from a second run;
 #   2. TSC cycles per segment around the sink_poll calls of FULL segments: the median pass of
 #      a full burst / burst (a pass the host preempts does not count), best of RUNS (not
@@ -26,8 +26,8 @@ FULL=${FULL:-500000}
 RUNS=${RUNS:-3}
 BURST=${BURST:-32}
 
-FW_SRCS="apps/sink/handoff.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c \
-net/lwip-port/isn.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c"
+FW_SRCS="net/handoff.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c \
+net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c"
 LWIP_DIR=build/src/lwip-2.1.3/src
 LWIP_SRCS="init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in tcp_out timeouts udp \
 ipv4/icmp ipv4/ip4 ipv4/ip4_addr ipv4/ip4_frag"
@@ -80,13 +80,13 @@ if command -v valgrind >/dev/null 2>&1; then
         sub(/^.*\//, "", name);
         if (v / n >= 2) printf "    %7.1f  %s\n", v / n, name }' "$cg.txt"
     cgp="$OUT/sink_bench_producer.callgrind"
-    valgrind --tool=callgrind --toggle-collect=sink_handoff --toggle-collect=sink_handoff_reclaim \
+    valgrind --tool=callgrind --toggle-collect=handoff_to_sink --toggle-collect=handoff_reclaim \
         --callgrind-out-file="$cgp" "$OUT/sink_bench" --quiet --segments "$SEGS" \
         --burst "$BURST" >/dev/null 2>&1
     irp=$(sed -n 's/^summary: //p' "$cgp")
     # Every frame of the run: SEGS, the warm-up's 1000, SYN, ACK, FIN and the last ACK.
     awk -v ir="$irp" -v n="$((SEGS + 1004))" 'BEGIN {
-        printf "producing core: %.1f instructions/segment (sink_handoff + sink_handoff_reclaim," \
+        printf "producing core: %.1f instructions/segment (handoff_to_sink + handoff_reclaim," \
                " over all %d frames of the run)\n", ir / n, n }'
 else
     echo "valgrind not installed: no instruction count"

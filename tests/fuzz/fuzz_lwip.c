@@ -2,7 +2,7 @@
  * tests/fuzz/fuzz_lwip.c: libFuzzer harness for lwIP's input path as the sink runs it: IPv4
  * datagrams from the input, framed and checked by the datapath's own net/local.c (only what it
  * hands to the sink, NET_SINK, goes on), handed over from one of four cores
- * (apps/sink/handoff.c), wrapped zero-copy by net/lwip-port/sink_netif.c and fed to lwIP
+ * (net/handoff.c), wrapped zero-copy by net/lwip-port/sink_netif.c and fed to lwIP
  * (IPv4, reassembly, ICMP, UDP, TCP) with the discard and echo services of apps/sink/basic.c
  * listening. lwIP is built with CHECKSUM_CHECK_TCP/UDP/ICMP = 0 (run.sh), so mutated segments
  * are not stopped at the checksum; the IPv4 header checksum is always rewritten (net/local.c
@@ -43,7 +43,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "config.h"
@@ -82,7 +82,7 @@ static struct fuzz_lwip_level fz_level;
 static void fz_setup(void)
 {
     fsp_setup(FZ_POOL, true);
-    FUZZ_CHECK(sink_handoff_init(FSP_CORES, FZ_SINK_CORE, CONFIG_NIC_POOL_BUFFERS) == 0);
+    FUZZ_CHECK(handoff_init(FSP_CORES, FZ_SINK_CORE, CONFIG_NIC_POOL_BUFFERS) == 0);
     lwip_init();
     FUZZ_CHECK(sink_netif_init(FZ_SINK_CORE) == 2);
     sink_basic_init();
@@ -127,7 +127,7 @@ static void fz_pass(struct fz *z, unsigned reclaim_mask)
     fz_output(z);
     for (unsigned c = 0; c < FSP_CORES; c++) {
         if (reclaim_mask & (1u << c)) {
-            sink_handoff_reclaim(c);
+            handoff_reclaim(c);
         }
     }
 }
@@ -153,7 +153,7 @@ static void fz_hand(struct fz *z, unsigned core, struct pkb *b)
     enum net_verdict v = net_local_input(&in->ifc, NULL, b->data, b->len, PKB_DATA_BYTES,
                                          &out_len, &z->local[core], fsp_clock_ns());
     if (v == NET_SINK) {
-        sink_handoff(core, b);
+        handoff_to_sink(core, b);
     } else {
         pkb_free(b, (uint16_t)core);
     }

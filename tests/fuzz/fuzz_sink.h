@@ -12,7 +12,7 @@
 #ifndef WS_FUZZ_SINK_H
 #define WS_FUZZ_SINK_H
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "lwip/memp.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/stats.h"
@@ -72,9 +72,9 @@ static inline void fuzz_sink_abort_all(void)
 
 static inline void fuzz_sink_all_home(void)
 {
-    FUZZ_CHECK(!sink_handoff_pending());
+    FUZZ_CHECK(!handoff_pending());
     for (unsigned c = 0; c < FSP_CORES; c++) {
-        FUZZ_CHECK(!sink_handoff_returns_pending(c));
+        FUZZ_CHECK(!handoff_returns_pending(c));
     }
     FUZZ_CHECK(fsp_pools_full());
     FUZZ_CHECK(sink_netif_stats.rx_wrapped == sink_netif_stats.rx_released);

@@ -58,7 +58,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "config.h"
@@ -143,7 +143,7 @@ static void fz_setup(void)
     fz_cpu.self = &fz_cpu;
     FUZZ_CHECK(syscall(SYS_arch_prctl, ARCH_SET_GS, &fz_cpu) == 0);
     fsp_setup(FZ_POOL, true);
-    FUZZ_CHECK(sink_handoff_init(FSP_CORES, FZ_SINK_CORE, CONFIG_NIC_POOL_BUFFERS) == 0);
+    FUZZ_CHECK(handoff_init(FSP_CORES, FZ_SINK_CORE, CONFIG_NIC_POOL_BUFFERS) == 0);
     lwip_init();
     FUZZ_CHECK(sink_netif_init(FZ_SINK_CORE) == 2);
     sink_basic_init();
@@ -230,7 +230,7 @@ static void fz_pass(struct fz *z)
     fz_takes++;
     fz_output(z);
     for (unsigned c = 0; c < FSP_CORES; c++) {
-        sink_handoff_reclaim(c);
+        handoff_reclaim(c);
     }
     fz_gauges_bounded();
     fz_acks(z);
@@ -467,7 +467,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* And of the handoff's round robin (handoff.c: each take starts one core further): the
      * order in which frames of different cores reach lwIP. An empty take only moves it on. */
     for (; fz_takes % FSP_CORES != 0; fz_takes++) {
-        sink_handoff_take(NULL, 0);
+        handoff_take(NULL, 0);
     }
     static int verbose = -1;
     if (verbose < 0) {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "drivers/nic/nic.h"
 #include "tests/fakes/fake_sink_platform.h"
 
@@ -158,7 +158,7 @@ struct pkb *sink_peer_udp(struct sink_peer *p, uint16_t sport, uint16_t dport, c
 
 void sink_peer_hand(struct sink_peer *p, struct pkb *b)
 {
-    sink_handoff(p->core, b);
+    handoff_to_sink(p->core, b);
 }
 
 static void sp_tcp_options(struct sink_seg *s, const uint8_t *o, unsigned n)

@@ -2,7 +2,7 @@
  * tests/hostsim/sink_peer.h: a scripted peer of the sink for host harnesses: it builds the
  * frames a client host would send (Ethernet, IPv4, TCP/UDP with correct checksums) straight
  * into a core's packet buffers, hands them to the sink as that core's datapath would
- * (sink_handoff), and parses what the sink sends back, checking its checksums. Written apart
+ * (handoff_to_sink), and parses what the sink sends back, checking its checksums. Written apart
  * from net/inet.c and lwIP, so the harnesses do not check the code under test against itself.
  * A client TCP connection (struct sink_tcp) follows RFC 793's sequence space just far enough to
  * script handshakes, in-order data, FIN and RST, and to read the sink's ACKs and windows.
@@ -67,7 +67,7 @@ struct pkb *sink_peer_raw(struct sink_peer *p, const uint8_t *ip, uint16_t len);
 /* sink_peer_udp: a UDP datagram to dport with a correct checksum. */
 struct pkb *sink_peer_udp(struct sink_peer *p, uint16_t sport, uint16_t dport,
                           const uint8_t *data, uint16_t len);
-/* sink_peer_hand: give b to the sink from p's core, as fwd_poll_core does (sink_handoff). */
+/* sink_peer_hand: give b to the sink from p's core, as fwd_poll_core does (handoff_to_sink). */
 void sink_peer_hand(struct sink_peer *p, struct pkb *b);
 /* sink_peer_parse: parse an Ethernet/IPv4 frame the sink sent; false if it is not one. */
 bool sink_peer_parse(const uint8_t *f, uint16_t len, struct sink_seg *s);

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_sink_glue.c: the sink's plumbing on the host, with the real glue and the real
- * lwIP: frames handed over by a core's datapath (apps/sink/handoff.c) are wrapped without a copy
+ * lwIP: frames handed over by a core's datapath (net/handoff.c) are wrapped without a copy
  * (net/lwip-port/sink_netif.c), go through lwIP to discard and echo (apps/sink/basic.c), and
  * their buffers go home to their owner's pool, through the return ring, only when lwIP lets go;
  * the handoff ring's bound; lwIP's clock and timers; SipHash and the TCP ISNs.
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "apps/sink/handoff.h"
+#include "net/handoff.h"
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "lwip/memp.h"
@@ -89,7 +89,7 @@ static unsigned ts_reclaim(void)
 {
     unsigned n = 0;
     for (unsigned c = 0; c < FSP_CORES; c++) {
-        n += sink_handoff_reclaim(c);
+        n += handoff_reclaim(c);
     }
     return n;
 }
@@ -120,9 +120,9 @@ static void ts_assert_idle(void)
     ts_advance(500, 250); /* lwIP's TCP timer stops once it finds no connection */
     ts_reclaim();
     fsp_tx_flush();
-    assert_false(sink_handoff_pending());
+    assert_false(handoff_pending());
     for (unsigned c = 0; c < FSP_CORES; c++) {
-        assert_false(sink_handoff_returns_pending(c));
+        assert_false(handoff_returns_pending(c));
         assert_int_equal(fsp_pool_free(c), fsp_pool_size(c));
     }
     assert_true(fsp_pools_full());
@@ -246,11 +246,11 @@ static void test_udp_zero_copy_home_to_core2(void **state)
     const uint8_t payload[100] = { 1, 2, 3 };
     struct pkb *b = sink_peer_udp(&p, 50000, 6000, payload, sizeof(payload));
     assert_non_null(b);
-    uint64_t handed = sink_handoff_stats_of(2)->handed;
+    uint64_t handed = handoff_stats_of(2)->handed;
     uint64_t kicks_sink = fsp_kicks(TS_SINK_CORE), kicks_2 = fsp_kicks(2);
     uint16_t pool_pbufs = lwip_stats.memp[MEMP_PBUF_POOL]->used;
     sink_peer_hand(&p, b);
-    assert_int_equal(sink_handoff_stats_of(2)->handed, handed + 1);
+    assert_int_equal(handoff_stats_of(2)->handed, handed + 1);
     assert_int_equal(fsp_kicks(TS_SINK_CORE), kicks_sink + 1); /* the sink core is woken */
     assert_int_equal(fsp_pool_free(2), TS_POOL - 1);
 
@@ -265,18 +265,18 @@ static void test_udp_zero_copy_home_to_core2(void **state)
     assert_int_equal(lwip_stats.memp[MEMP_PBUF_POOL]->used, pool_pbufs); /* nothing copied */
 
     /* Held: not home, not on the way. */
-    assert_int_equal(sink_handoff_reclaim(2), 0);
+    assert_int_equal(handoff_reclaim(2), 0);
     assert_int_equal(fsp_pool_free(2), TS_POOL - 1);
-    assert_false(sink_handoff_returns_pending(2));
+    assert_false(handoff_returns_pending(2));
 
     pbuf_free(ts_held);
     ts_held = NULL;
-    assert_true(sink_handoff_returns_pending(2)); /* on core 2's return ring */
+    assert_true(handoff_returns_pending(2)); /* on core 2's return ring */
     assert_int_equal(fsp_kicks(2), kicks_2 + 1);  /* and core 2 is woken for it */
     assert_int_equal(fsp_pool_free(2), TS_POOL - 1);
-    uint64_t reclaimed = sink_handoff_stats_of(2)->reclaimed;
-    assert_int_equal(sink_handoff_reclaim(2), 1);
-    assert_int_equal(sink_handoff_stats_of(2)->reclaimed, reclaimed + 1);
+    uint64_t reclaimed = handoff_stats_of(2)->reclaimed;
+    assert_int_equal(handoff_reclaim(2), 1);
+    assert_int_equal(handoff_stats_of(2)->reclaimed, reclaimed + 1);
     assert_int_equal(fsp_pool_free(2), TS_POOL);
 
     udp_remove(u);
@@ -297,7 +297,7 @@ static void test_sink_core_buffer_freed_directly(void **state)
     assert_int_equal(ts_pass(), 0);
     assert_int_equal(sink_stats[SINK_DISCARD].rx_datagrams, rx + 1);
     assert_int_equal(fsp_pool_free(TS_SINK_CORE), TS_POOL); /* home without a reclaim */
-    assert_false(sink_handoff_returns_pending(TS_SINK_CORE));
+    assert_false(handoff_returns_pending(TS_SINK_CORE));
     ts_assert_idle();
 }
 
@@ -338,7 +338,7 @@ static void test_udp_discard_and_echo(void **state)
 
     /* Both buffers are core 1's: home after core 1 reclaims them. */
     assert_int_equal(fsp_pool_free(1), TS_POOL - 2);
-    assert_int_equal(sink_handoff_reclaim(1), 2);
+    assert_int_equal(handoff_reclaim(1), 2);
     ts_assert_idle();
 }
 
@@ -378,23 +378,23 @@ static void test_handoff_ring_full_drops_and_counts(void **state)
     (void)state;
     struct sink_peer p = ts_peer(2);
     const uint8_t payload[18] = { 0 };
-    struct sink_handoff_stats h0 = *sink_handoff_stats_of(2);
+    struct handoff_stats h0 = *handoff_stats_of(2);
     uint64_t rx = sink_stats[SINK_DISCARD].rx_datagrams;
-    for (unsigned i = 0; i < SINK_HANDOFF_RING; i++) {
+    for (unsigned i = 0; i < HANDOFF_RING; i++) {
         sink_peer_hand(&p, sink_peer_udp(&p, 40004, 9, payload, sizeof(payload)));
     }
-    assert_int_equal(sink_handoff_stats_of(2)->ring_full, h0.ring_full);
-    assert_int_equal(fsp_pool_free(2), TS_POOL - SINK_HANDOFF_RING);
+    assert_int_equal(handoff_stats_of(2)->ring_full, h0.ring_full);
+    assert_int_equal(fsp_pool_free(2), TS_POOL - HANDOFF_RING);
     sink_peer_hand(&p, sink_peer_udp(&p, 40004, 9, payload, sizeof(payload)));
-    assert_int_equal(sink_handoff_stats_of(2)->ring_full, h0.ring_full + 1);
-    assert_int_equal(sink_handoff_stats_of(2)->handed, h0.handed + SINK_HANDOFF_RING);
-    assert_int_equal(fsp_pool_free(2), TS_POOL - SINK_HANDOFF_RING); /* the dropped one is home */
+    assert_int_equal(handoff_stats_of(2)->ring_full, h0.ring_full + 1);
+    assert_int_equal(handoff_stats_of(2)->handed, h0.handed + HANDOFF_RING);
+    assert_int_equal(fsp_pool_free(2), TS_POOL - HANDOFF_RING); /* the dropped one is home */
 
-    while (sink_handoff_pending()) {
+    while (handoff_pending()) {
         ts_pass();
     }
-    assert_int_equal(sink_stats[SINK_DISCARD].rx_datagrams, rx + SINK_HANDOFF_RING);
-    assert_int_equal(sink_handoff_reclaim(2), SINK_HANDOFF_RING);
+    assert_int_equal(sink_stats[SINK_DISCARD].rx_datagrams, rx + HANDOFF_RING);
+    assert_int_equal(handoff_reclaim(2), HANDOFF_RING);
     ts_assert_idle();
 }
 
@@ -416,7 +416,7 @@ static void ts_connect(struct sink_tcp *c, struct sink_peer *p, uint16_t sport, 
     assert_true(c->established);
     sink_peer_hand(p, sink_tcp_ack(c));
     assert_int_equal(ts_pass(), 0);
-    assert_int_equal(sink_handoff_reclaim(p->core), 2); /* the SYN's and the ACK's buffers */
+    assert_int_equal(handoff_reclaim(p->core), 2); /* the SYN's and the ACK's buffers */
 }
 
 /* ts_close: the client closes, the service closes back, the client acknowledges. */
@@ -453,7 +453,7 @@ static void test_tcp_discard_stream(void **state)
     assert_int_equal(ts_pass(), 0);
     assert_int_equal(lwip_stats.tcp.chkerr, chkerr + 1);
     assert_int_equal(sink_stats[SINK_DISCARD].rx_bytes, d0.rx_bytes);
-    assert_int_equal(sink_handoff_reclaim(2), 1);
+    assert_int_equal(handoff_reclaim(2), 1);
     for (unsigned i = 0; i < 100; i++) {
         unsigned from = ts_ncaps;
         sink_peer_hand(&p, sink_tcp_data(&c, NULL, 1448));

@@ -1,4 +1,4 @@
-/* apps/sink/handoff.c: the rings between every core and the sink core (see header). */
+/* net/handoff.c: the rings between every core and the sink core (see header). */
 #include "handoff.h"
 
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 static struct spsc_ring to_sink[WS_MAX_CPUS];   /* producer: core c; consumer: sink core */
 static struct spsc_ring to_owner[WS_MAX_CPUS];  /* producer: sink core; consumer: core c */
-static struct sink_handoff_stats handoff_stats[WS_MAX_CPUS];
+static struct handoff_stats handoff_stats[WS_MAX_CPUS];
 static int handoff_sink = -1;   /* read-only after init */
 static unsigned handoff_ncores; /* read-only after init */
 static unsigned handoff_next;   /* sink core: where the next take starts (fairness) */
@@ -24,16 +24,16 @@ static uint32_t pow2_at_least(uint32_t n)
     return p;
 }
 
-int sink_handoff_init(unsigned ncores, unsigned sink_core, uint32_t pool_buffers)
+int handoff_init(unsigned ncores, unsigned sink_core, uint32_t pool_buffers)
 {
     uint32_t back = pow2_at_least(pool_buffers);
     for (unsigned c = 0; c < ncores; c++) {
-        void **a = calloc(SINK_HANDOFF_RING, sizeof(void *));
+        void **a = calloc(HANDOFF_RING, sizeof(void *));
         void **b = calloc(back, sizeof(void *));
         if (a == NULL || b == NULL) {
             return WS_ERR_NO_MEMORY;
         }
-        spsc_init(&to_sink[c], a, SINK_HANDOFF_RING);
+        spsc_init(&to_sink[c], a, HANDOFF_RING);
         spsc_init(&to_owner[c], b, back);
     }
     handoff_ncores = ncores;
@@ -41,14 +41,14 @@ int sink_handoff_init(unsigned ncores, unsigned sink_core, uint32_t pool_buffers
     return WS_OK;
 }
 
-int sink_handoff_core(void)
+int handoff_sink_core(void)
 {
     return handoff_sink;
 }
 
-void sink_handoff(unsigned core, struct pkb *b)
+void handoff_to_sink(unsigned core, struct pkb *b)
 {
-    struct sink_handoff_stats *st = &handoff_stats[core];
+    struct handoff_stats *st = &handoff_stats[core];
     if (handoff_sink < 0) {
         st->no_sink++;
         pkb_free(b, (uint16_t)core);
@@ -65,7 +65,7 @@ void sink_handoff(unsigned core, struct pkb *b)
     }
 }
 
-unsigned sink_handoff_take(struct pkb **out, unsigned max)
+unsigned handoff_take(struct pkb **out, unsigned max)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < handoff_ncores && n < max; i++) {
@@ -76,7 +76,7 @@ unsigned sink_handoff_take(struct pkb **out, unsigned max)
     return n;
 }
 
-bool sink_handoff_pending(void)
+bool handoff_pending(void)
 {
     for (unsigned c = 0; c < handoff_ncores; c++) {
         if (spsc_count(&to_sink[c])) {
@@ -86,7 +86,7 @@ bool sink_handoff_pending(void)
     return false;
 }
 
-void sink_buffer_done(struct pkb *b)
+void handoff_buffer_done(struct pkb *b)
 {
     unsigned owner = b->owner;
     if ((int)owner == handoff_sink) {
@@ -99,7 +99,7 @@ void sink_buffer_done(struct pkb *b)
     loop_kick(owner);
 }
 
-unsigned sink_handoff_reclaim(unsigned core)
+unsigned handoff_reclaim(unsigned core)
 {
     void *b[64];
     unsigned total = 0, n;
@@ -117,16 +117,16 @@ unsigned sink_handoff_reclaim(unsigned core)
     return total;
 }
 
-bool sink_handoff_returns_pending(unsigned core)
+bool handoff_returns_pending(unsigned core)
 {
     return core < handoff_ncores && spsc_count(&to_owner[core]) != 0;
 }
 
-const struct sink_handoff_stats *sink_handoff_stats_of(unsigned core)
+const struct handoff_stats *handoff_stats_of(unsigned core)
 {
     return &handoff_stats[core];
 }
 
 /* Every core frees what the sink core handed back; returned buffers waiting keep it awake. */
-WS_POLLER(handoff, .order = POLLER_ORDER_HANDOFF, .poll = sink_handoff_reclaim,
-          .arm = sink_handoff_returns_pending);
+WS_POLLER(handoff, .order = POLLER_ORDER_HANDOFF, .poll = handoff_reclaim,
+          .arm = handoff_returns_pending);
