@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/neigh.h"
 #include "net/route.h"
 #include "param.h"
 
@@ -26,38 +25,18 @@ struct fwd_stats {
     uint64_t egress_no_queue;   /* the egress port has no TX queue for this core */
     uint64_t egress_link_down;  /* the egress port's link is down */
     uint64_t wire_no_peer;      /* wire mode: the port is in no pair */
-    uint64_t arp_requests_sent; /* ARP requests for next hops (not frame outcomes) */
     uint64_t icmp_errors_sent;  /* time exceeded / unreachable sent (not frame outcomes) */
     uint64_t icmp_ratelimited;  /* ICMP errors refused by the rate limiter */
-    uint64_t alloc_fail;        /* no buffer for an ARP request */
     struct route_drop_stats route;
 } __attribute__((aligned(64)));
 
-/* fwd_init: build the FIB (connected subnets + baked routes) and per-core state. Boot core,
- * after the ports are up. Returns 0, or a negative WS_ERR_* (message printed). */
+/* fwd_init: per-core state (the ICMP error limiters). The FIB and neighbours are
+ * net/nexthop's. Boot core, after the ports are up. Returns 0. */
 int fwd_init(unsigned ncores);
-
-enum fwd_hop {
-    FWD_HOP_OK,         /* *port and mac filled */
-    FWD_HOP_NO_ROUTE,   /* no route, or the address is ours or a broadcast */
-    FWD_HOP_PORT_DOWN,  /* the egress port's link is down, or it has no queue for this core */
-    FWD_HOP_UNRESOLVED, /* next hop's MAC unknown: an ARP request was sent */
-};
-/* fwd_next_hop: how a datagram the appliance itself sends to dst leaves (router mode): the
- * same FIB and neighbour table as forwarding. Called on `core`, which may queue an ARP request
- * on its own TX queue (sent at its next pass). */
-enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6]);
-/* fwd_neighbour_known: dst is routed and its next hop's MAC is known (no ARP is sent). */
-bool fwd_neighbour_known(uint32_t dst);
 /* fwd_poll_core: one pass over this core's RX queues on every port; returns frames received.
  * Fast path, core `core`. */
 unsigned fwd_poll_core(unsigned core);
 /* fwd_stats_of: counters of (port, core), for the console. */
 const struct fwd_stats *fwd_stats_of(unsigned port, unsigned core);
-/* fwd_neigh_table: the neighbour table, for its counters (console). */
-const struct neigh_table *fwd_neigh_table(void);
-/* fwd_routes_print / fwd_arp_print: the `routes` and `arp` console commands. */
-void fwd_routes_print(void);
-void fwd_arp_print(void);
 
 #endif

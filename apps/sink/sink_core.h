@@ -6,17 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* TCP counters the hook sees that lwIP's MIB-II counters do not have. Sink core only. */
-struct sink_tcp_stats {
-    uint64_t out_of_order;     /* data segments beyond the next expected byte */
-    uint64_t dup_acks;         /* duplicate ACKs received (RFC 5681) */
-    uint64_t resets_received;  /* segments with RST for a known connection */
-    uint64_t half_open_evicted; /* SYN_RCVD connections reset to let a new SYN in (flood) */
-    uint64_t persist_stopped;  /* persist timers lwIP left running with nothing to send,
-                                * stopped before they reach its assertion (sink.c) */
-};
-extern struct sink_tcp_stats sink_tcp_stats;
-
 /* sink_init: choose the core, start lwIP, its interfaces and the services. Boot core, after
  * the ports and the forwarder are up and before the loops are released. */
 int sink_init(unsigned ncores);

@@ -8,6 +8,7 @@
 #include "lwip/memp.h"
 #include "lwip/stats.h"
 #include "net/lwip-port/sink_netif.h"
+#include "net/lwip-port/tcp_hooks.h"
 
 #define N(t) (sizeof(t) / sizeof((t)[0]))
 
@@ -52,7 +53,7 @@ static const struct u64_row netif_rows[] = {
     NV(tx_too_big, "lwIP output dropped: larger than a buffer"),
 };
 
-#define TV(f, doc) { #f, offsetof(struct sink_tcp_stats, f), doc, false }
+#define TV(f, doc) { #f, offsetof(struct lwport_tcp_stats, f), doc, false }
 static const struct u64_row tcp_extra_rows[] = {
     TV(out_of_order, "data segments that arrived beyond the next expected byte (a hole)"),
     TV(dup_acks, "duplicate ACKs received (RFC 5681)"),
@@ -159,7 +160,7 @@ void sink_stats_walk(const struct sink_stats_sink *s)
     }
     s->group(s->ctx, "tcp", true);
     walk_u32(s, tcp_rows, N(tcp_rows));
-    walk_u64(s, &sink_tcp_stats, tcp_extra_rows, N(tcp_extra_rows));
+    walk_u64(s, &lwport_tcp_stats, tcp_extra_rows, N(tcp_extra_rows));
     s->group(s->ctx, "tcp", false);
     s->group(s->ctx, "udp", true);
     walk_u32(s, udp_rows, N(udp_rows));

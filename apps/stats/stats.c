@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "apps/fwd/fwd.h"
-#include "net/handoff.h"
 #include "apps/sink/sink_core.h"
 #include "apps/sink/sink_stats.h"
 #include "apps/stats/fmt.h"
@@ -19,6 +18,8 @@
 #include "drivers/nic/nic.h"
 #include "irq.h"
 #include "loop.h"
+#include "net/handoff.h"
+#include "net/nexthop.h"
 #include "percpu.h"
 #include "smp.h"
 #include "time.h"
@@ -100,13 +101,18 @@ static const struct stats_counter stats_fwd_counters[] = {
        "the egress port's link is down, or the port is being reset or dead"),
     FC("fwd_wire_no_peer", wire_no_peer,
        "wire mode: the ingress port is in no pair"),
-    FC("fwd_arp_requests_sent", arp_requests_sent,
-       "ARP requests for next hops (at most one per next hop per 100 ms per core)"),
     FC("fwd_icmp_errors_sent", icmp_errors_sent,
        "ICMP time exceeded / destination unreachable sent back"),
     FC("fwd_icmp_ratelimited", icmp_ratelimited,
        "ICMP errors not sent: over `router.icmp_errors_per_sec` (per core)"),
-    FC("fwd_alloc_fail", alloc_fail,
+};
+
+/* net/nexthop's ARP requests, under the names they had when forwarding sent them. */
+#define XC(name, field, doc) { name, offsetof(struct nexthop_stats, field), doc }
+static const struct stats_counter stats_nexthop_counters[] = {
+    XC("fwd_arp_requests_sent", arp_requests_sent,
+       "ARP requests for next hops (at most one per next hop per 100 ms per core)"),
+    XC("fwd_alloc_fail", alloc_fail,
        "no buffer for an ARP request"),
 };
 
@@ -278,6 +284,8 @@ static void walk_queue(struct stats_walk *w, const struct nic_port *p, unsigned 
     walk_counter(w, "irqs", stats_queue_irqs(q, qi));
     walk_table(w, q, stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
     walk_table(w, f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
+    walk_table(w, nexthop_stats_of(p->index, qi), stats_nexthop_counters,
+               NCOUNTERS(stats_nexthop_counters), "");
     for (size_t i = 0; i < net_drop_counter_count; i++) {
         snprintf(name, sizeof(name), "drop_%s", net_drop_counters[i].name);
         walk_counter(w, name, stats_at(&q->local.drop, net_drop_counters[i].offset));
@@ -370,7 +378,7 @@ static void stats_walk_all(struct stats_visitor *v)
         walk_port(&w, nic_port(i));
     }
     v->end(v, SC_PORTS);
-    const struct neigh_table *nt = fwd_neigh_table();
+    const struct neigh_table *nt = &nexthop_neighbours;
     v->begin(v, SC_NEIGH, 0);
     v->attr_u64(v, "entries", neigh_count(nt));
     walk_table(&w, &nt->stats, stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
@@ -904,6 +912,7 @@ void stats_cmd_doc(int argc, char **argv)
     doc_end("queue");
     doc_begin("fwd");
     doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
+    doc_rows(stats_nexthop_counters, NCOUNTERS(stats_nexthop_counters), "");
     doc_end("fwd");
     doc_begin("neigh");
     kprintf("| `entries` | neighbours in the table now (at most 256) |\n");

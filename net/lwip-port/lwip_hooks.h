@@ -15,8 +15,8 @@ u32_t sink_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t 
 
 /* Sees every segment for a pcb before lwIP processes it: counts what lwIP does not
  * (out-of-order segments, duplicate ACKs, resets received). Always lets it through. */
-err_t sink_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
-                        u8_t *opt2, struct pbuf *p);
-#define LWIP_HOOK_TCP_INPACKET_PCB sink_tcp_inpacket
+err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
+                          u8_t *opt2, struct pbuf *p);
+#define LWIP_HOOK_TCP_INPACKET_PCB lwport_tcp_inpacket
 
 #endif

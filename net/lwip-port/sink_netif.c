@@ -4,15 +4,15 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "apps/fwd/fwd.h"
-#include "net/handoff.h"
 #include "drivers/nic/intel_ring.h"
+#include "drivers/nic/nic_tx.h"
 #include "lwip/ip4.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "net/handoff.h"
 #include "net/inet.h"
+#include "net/nexthop.h"
 
-#define SINK_TX_BATCH 32
 #define SINK_CSUM_NIC_CHECKED \
     (NETIF_CHECKSUM_ENABLE_ALL & ~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP))
 
@@ -21,9 +21,7 @@ struct sink_netif_stats sink_netif_stats;
 static struct netif sink_netifs[WS_MAX_PORTS];
 static struct netif *sink_netif_of[WS_MAX_PORTS]; /* NULL: the port has no address */
 static unsigned sink_core;
-static struct pkb *sink_tx[WS_MAX_PORTS][SINK_TX_BATCH];
 static uint32_t sink_held[WS_MAX_CPUS]; /* buffers of each core's pool lwIP holds now */
-static unsigned sink_ntx[WS_MAX_PORTS];
 
 _Static_assert(sizeof(struct pbuf_custom) <= sizeof(((struct pkb *)0)->stack_wrap),
                "a custom pbuf must fit in struct pkb's stack_wrap");
@@ -84,19 +82,9 @@ void sink_netif_input(struct pkb *b)
     n->input(p, n); /* ip4_input: always consumes p */
 }
 
-static void sink_flush_port(unsigned port)
-{
-    if (sink_ntx[port]) {
-        iring_tx_burst(&nic_port(port)->q[sink_core].tx, sink_tx[port], sink_ntx[port]);
-        sink_ntx[port] = 0;
-    }
-}
-
 void sink_netif_flush(void)
 {
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        sink_flush_port(i);
-    }
+    nic_tx_flush(sink_core);
 }
 
 /* sink_frame: an Ethernet frame around lwIP's datagram p, in a buffer of our pool. */
@@ -132,13 +120,13 @@ static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t
     unsigned port = 0;
     uint8_t mac[6];
     (void)n; /* the FIB, not lwIP's netif choice, decides the egress port */
-    switch (fwd_next_hop(sink_core, lwip_ntohl(ip4_addr_get_u32(dst)), &port, mac)) {
-    case FWD_HOP_OK:
+    switch (nexthop_resolve(sink_core, lwip_ntohl(ip4_addr_get_u32(dst)), &port, mac)) {
+    case NEXTHOP_OK:
         break;
-    case FWD_HOP_NO_ROUTE:
+    case NEXTHOP_NO_ROUTE:
         st->tx_no_route++;
         return ERR_RTE;
-    case FWD_HOP_PORT_DOWN:
+    case NEXTHOP_PORT_DOWN:
         st->tx_port_down++;
         return ERR_OK; /* TCP retransmits once the link is back */
     default:
@@ -149,10 +137,7 @@ static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t
     if (b == NULL) {
         return ERR_MEM;
     }
-    if (sink_ntx[port] == SINK_TX_BATCH) {
-        sink_flush_port(port);
-    }
-    sink_tx[port][sink_ntx[port]++] = b;
+    nic_tx_queue(sink_core, port, b);
     st->tx_frames++;
     st->tx_bytes += p->tot_len;
     return ERR_OK;

@@ -1,7 +1,7 @@
 /*
  * tests/fakes/fake_sink_platform.c: the firmware around the sink, stood in for on the host (see
  * the header). Link-time stand-ins: nic_port, nic_port_count, nic_pool (drivers/nic/nic.c),
- * iring_tx_burst (drivers/nic/intel_ring.c), fwd_next_hop (apps/fwd/fwd.c), time_ns and
+ * iring_tx_burst (drivers/nic/intel_ring.c), nexthop_resolve (net/nexthop.c), time_ns and
  * time_delay_us (kernel/time.c), loop_kick (kernel/loop.c), kprintf, kvprintf (kernel/console.c)
  * and panic (kernel/panic.c).
  */
@@ -30,7 +30,7 @@ static uint64_t fsp_now_ns = 1000000000ULL; /* not 0: "never" must stay distingu
 static struct pkb_pool fsp_pools[FSP_CORES];
 static struct nic_port fsp_ports[FSP_PORTS];
 static uint64_t fsp_kick_count[FSP_CORES];
-static enum fwd_hop fsp_hop = FWD_HOP_OK;
+static enum nexthop_result fsp_hop = NEXTHOP_OK;
 static struct fsp_tx_slot fsp_txq[FSP_TX_MAX]; /* a FIFO: [fsp_tx_head, fsp_tx_tail) */
 static unsigned fsp_tx_head, fsp_tx_tail;
 static uint64_t fsp_tx_drop;
@@ -181,7 +181,7 @@ uint64_t fsp_tx_dropped(void)
     return fsp_tx_drop;
 }
 
-void fsp_set_next_hop(enum fwd_hop result)
+void fsp_set_next_hop(enum nexthop_result result)
 {
     fsp_hop = result;
 }
@@ -228,12 +228,12 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
     return placed;
 }
 
-/* --- apps/fwd/fwd.h ---------------------------------------------------------------------------- */
+/* --- net/nexthop.h -------------------------------------------------------------------------- */
 
-enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
+enum nexthop_result nexthop_resolve(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
 {
     (void)core;
-    if (fsp_hop != FWD_HOP_OK) {
+    if (fsp_hop != NEXTHOP_OK) {
         return fsp_hop;
     }
     for (unsigned i = 0; i < FSP_PORTS; i++) {
@@ -243,18 +243,18 @@ enum fwd_hop fwd_next_hop(unsigned core, uint32_t dst, unsigned *port, uint8_t m
             (dst & ~mask) != ~mask) {
             *port = i;
             fsp_peer_mac(dst, mac);
-            return FWD_HOP_OK;
+            return NEXTHOP_OK;
         }
     }
-    return FWD_HOP_NO_ROUTE;
+    return NEXTHOP_NO_ROUTE;
 }
 
 /* The fake resolves every on-link address (fsp_peer_mac): known exactly when routable. */
-bool fwd_neighbour_known(uint32_t dst)
+bool nexthop_neighbour_known(uint32_t dst)
 {
     unsigned port;
     uint8_t mac[6];
-    return fsp_hop == FWD_HOP_OK && fwd_next_hop(0, dst, &port, mac) == FWD_HOP_OK;
+    return fsp_hop == NEXTHOP_OK && nexthop_resolve(0, dst, &port, mac) == NEXTHOP_OK;
 }
 
 /* --- kernel/time.h, kernel/loop.h, kernel/console.h, kernel/panic.h ---------------------------- */

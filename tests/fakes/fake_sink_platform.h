@@ -3,7 +3,7 @@
  * from the rest of the firmware, stood in for on the host, so the real glue and the real lwIP
  * run in one host process: per-core packet-buffer pools (kernel/pkb.c, real), ports with addresses
  * (nic_port, nic_pool), a TX queue that keeps what the sink core sends until the harness takes
- * it (iring_tx_burst), next-hop resolution (fwd_next_hop), a clock the harness advances
+ * it (iring_tx_burst), next-hop resolution (nexthop_resolve), a clock the harness advances
  * (time_ns), loop_kick counted, kprintf and panic.
  *
  * Used by tests/unit/test_sink_glue.c, tests/bench/sink_bench.c and tests/fuzz/fuzz_lwip.c.
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "apps/fwd/fwd.h"
+#include "net/nexthop.h"
 #include "pkb.h"
 
 #define FSP_CORES 4      /* cores 0..3; config/default.conf's sink.core = last: core 3 */
@@ -51,9 +51,9 @@ void fsp_tx_flush(void);
 unsigned fsp_tx_pending(void);
 uint64_t fsp_tx_dropped(void); /* frames the fake queue had no room for (freed) */
 
-/* fwd_next_hop's answer: FWD_HOP_OK (the default) resolves every address of the ports'
+/* nexthop_resolve's answer: NEXTHOP_OK (the default) resolves every address of the ports'
  * subnets to port and MAC fsp_peer_mac(ip); anything else is returned as is. */
-void fsp_set_next_hop(enum fwd_hop result);
+void fsp_set_next_hop(enum nexthop_result result);
 void fsp_peer_mac(uint32_t ip, uint8_t mac[6]);
 /* fsp_port_mac: port i's MAC, 02:57:53:00:00:0i. */
 void fsp_port_mac(unsigned port, uint8_t mac[6]);

@@ -57,6 +57,7 @@
 #include "config.h"
 #include "drivers/nic/nic.h"
 #include "net/neigh.h"
+#include "net/nexthop.h"
 #include "tests/fuzz/fuzz.h"
 #include "tests/hostsim/fwd_sim.h"
 #include "tests/hostsim/ixgbe_appliance.h"
@@ -593,7 +594,7 @@ FUZZ_UNTRACED static void fz_check_books(void)
             completions += q->tx.stats.packets;
             fwd += st->forwarded;
             tx_fwd += q->tx.stats.forwarded;
-            generated += st->arp_requests_sent + st->icmp_errors_sent +
+            generated += nexthop_stats_of(p, c)->arp_requests_sent + st->icmp_errors_sent +
                          q->local.arp_requests_answered + q->local.icmp_echo_answered;
         }
         struct ixgbe_model_counters mc;
@@ -697,7 +698,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * The console gets the table read-only; resetting it here is the harness's business alone. */
 static void fz_neighbours(void)
 {
-    struct neigh_table *t = (struct neigh_table *)fwd_neigh_table();
+    struct neigh_table *t = &nexthop_neighbours;
     neigh_init(t);
     FUZZ_CHECK(neigh_update(t, FZ_IP_HOST_A, fz_mac_a, xs_now()) == 0);
     FUZZ_CHECK(neigh_update(t, FZ_IP_HOST_B, fz_mac_b, xs_now()) == 0);

@@ -43,7 +43,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "net/handoff.h"
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "config.h"
@@ -53,9 +52,11 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
+#include "net/handoff.h"
 #include "net/inet.h"
 #include "net/local.h"
 #include "net/lwip-port/sink_netif.h"
+#include "net/lwip-port/tcp_hooks.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/fuzz_sink.h"
@@ -290,8 +291,8 @@ static void fz_counts(const struct fz *z, struct fz_counts *k)
     k->echo_rx = sink_stats[SINK_ECHO].rx_bytes;
     k->echo_tx = sink_stats[SINK_ECHO].tx_bytes;
     k->udp_rx = sink_stats[SINK_DISCARD].rx_datagrams + sink_stats[SINK_ECHO].rx_datagrams;
-    k->ooseq = sink_tcp_stats.out_of_order;
-    k->resets = sink_tcp_stats.resets_received;
+    k->ooseq = lwport_tcp_stats.out_of_order;
+    k->resets = lwport_tcp_stats.resets_received;
     k->tcp_rx = lwip_stats.tcp.recv;
     k->reass_ok = lwip_stats.ip_frag.recv;
     k->sent = sink_netif_stats.tx_frames;

@@ -22,6 +22,7 @@
 
 #include "apps/fwd/fwd.h"
 #include "drivers/nic/nic.h"
+#include "net/nexthop.h"
 #include "tests/hostsim/fwd_sim.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
@@ -306,12 +307,13 @@ static bool sim_args(struct sim *s, int argc, char **argv)
     return true;
 }
 
-/* sim_bring_up: the firmware's boot order (kernel/main.c): pools, ports, forwarding. */
+/* sim_bring_up: the firmware's boot order (its init levels): pools, ports, next hops,
+ * forwarding. */
 static bool sim_bring_up(struct sim *s)
 {
     sim_platform_init(s->quiet);
     if (nic_pools_init(s->ncores) != 0 || nic_probe_all(s->ncores) != SIM_PORTS ||
-        fwd_init(s->ncores) != 0) {
+        nexthop_init() != 0 || fwd_init(s->ncores) != 0) {
         sim_fail(s, "bring-up failed (see the fw| lines)");
         return false;
     }

@@ -8,6 +8,7 @@
 
 #include "apps/fwd/fwd.h"
 #include "drivers/nic/nic.h"
+#include "net/nexthop.h"
 
 unsigned xs_appliance_boot(unsigned ncores, const char **failed)
 {
@@ -17,7 +18,9 @@ unsigned xs_appliance_boot(unsigned ncores, const char **failed)
         return 0;
     }
     unsigned n = nic_probe_all(ncores);
-    if (fwd_init(ncores) != 0) {
+    if (nexthop_init() != 0) {
+        *failed = "nexthop_init";
+    } else if (fwd_init(ncores) != 0) {
         *failed = "fwd_init";
     }
     return n;

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "drivers/nic/nic.h"
 #include "drivers/nic/rss.h"
+#include "net/nexthop.h"
 #include "tests/hostsim/ixgbe_sim.h"
 #include "tests/model/ixgbe_model_int.h"
 
@@ -479,7 +480,7 @@ static void xs_stream_books(uint64_t fwd_total[XS_PORTS], uint64_t arp_req)
             xs_expect("RX refills short of buffers", q->rx.stats.no_buffer, 0);
             xs_expect("TX ring_full", q->tx.stats.ring_full, 0);
             xs_expect("TX bad_len", q->tx.stats.bad_len, 0);
-            xs_expect("fwd alloc_fail", st->alloc_fail, 0);
+            xs_expect("fwd alloc_fail", nexthop_stats_of(p, c)->alloc_fail, 0);
             fwd_total[p] += st->forwarded;
             txf[p] += q->tx.stats.forwarded;
             txd[p] += q->tx.stats.packets;
@@ -689,7 +690,8 @@ void xs_test_stream(void)
     }
     uint64_t fwd_total[XS_PORTS] = { 0 }, arp_req = 0;
     for (unsigned c = 0; c < XS_CORES; c++) {
-        arp_req += fwd_stats_of(0, c)->arp_requests_sent + fwd_stats_of(1, c)->arp_requests_sent;
+        arp_req += nexthop_stats_of(0, c)->arp_requests_sent +
+                   nexthop_stats_of(1, c)->arp_requests_sent;
     }
     xs_stream_books(fwd_total, arp_req);
     xs_expect("forwarded = stream + 1 probe", fwd_total[0], s->nframes + 1);

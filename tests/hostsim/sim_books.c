@@ -10,6 +10,7 @@
 
 #include "apps/fwd/fwd.h"
 #include "drivers/nic/nic.h"
+#include "net/nexthop.h"
 #include "tests/hostsim/fwd_sim.h"
 
 /* --- the books ----------------------------------------------------------------------------- */
@@ -58,10 +59,10 @@ void sim_books(struct sim *s, struct sim_totals *t)
             t->route_drops += route_frame_drops_total(&st->route);
             t->local += net_local_total(&q->local);
             t->no_address += q->no_address;
-            t->arp_requests_sent += st->arp_requests_sent;
+            t->arp_requests_sent += nexthop_stats_of(p, c)->arp_requests_sent;
             t->icmp_sent += st->icmp_errors_sent;
             t->icmp_limited += st->icmp_ratelimited;
-            t->alloc_fail += st->alloc_fail;
+            t->alloc_fail += nexthop_stats_of(p, c)->alloc_fail;
             t->replies += q->local.arp_requests_answered + q->local.icmp_echo_answered;
             t->tx_done[p] += q->tx.stats.packets;
             t->tx_forwarded[p] += q->tx.stats.forwarded;

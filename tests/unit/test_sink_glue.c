@@ -20,7 +20,6 @@
 
 #include <cmocka.h>
 
-#include "net/handoff.h"
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "lwip/memp.h"
@@ -31,8 +30,10 @@
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
 #include "lwip_hooks.h"
+#include "net/handoff.h"
 #include "net/lwip-port/sink_netif.h"
 #include "net/lwip-port/siphash.h"
+#include "net/lwip-port/tcp_hooks.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/hostsim/sink_peer.h"
 
@@ -138,7 +139,7 @@ static void ts_assert_idle(void)
     for (unsigned s = 0; s < SINK_SERVICE_COUNT; s++) {
         assert_int_equal(sink_stats[s].active, 0);
     }
-    fsp_set_next_hop(FWD_HOP_OK);
+    fsp_set_next_hop(NEXTHOP_OK);
     ts_ncaps = 0;
 }
 
@@ -364,7 +365,7 @@ static void test_udp_echo_unresolved_next_hop(void **state)
     struct sink_peer p = ts_peer(0);
     const uint8_t payload[20] = { 9 };
     uint64_t unresolved = sink_netif_stats.tx_unresolved;
-    fsp_set_next_hop(FWD_HOP_UNRESOLVED);
+    fsp_set_next_hop(NEXTHOP_UNRESOLVED);
     sink_peer_hand(&p, sink_peer_udp(&p, 40003, 7, payload, sizeof(payload)));
     assert_int_equal(ts_pass(), 0);
     assert_int_equal(sink_netif_stats.tx_unresolved, unresolved + 1);
@@ -531,14 +532,14 @@ static void test_tcp_zero_copy_and_out_of_order(void **state)
     struct sink_tcp c;
     ts_connect(&c, &p, 40011, 6001);
 
-    uint64_t ooo = sink_tcp_stats.out_of_order;
+    uint64_t ooo = lwport_tcp_stats.out_of_order;
     uint32_t seq1 = c.snd_nxt;
     struct pkb *b1 = sink_tcp_segment(&c, SP_TCP_ACK, seq1, c.rcv_nxt, NULL, 0, NULL, 1000);
     struct pkb *b2 = sink_tcp_segment(&c, SP_TCP_ACK, seq1 + 1000, c.rcv_nxt, NULL, 0, NULL, 1000);
     c.snd_nxt += 2000;
     sink_peer_hand(&p, b2); /* the second first: a hole before it */
     ts_pass();
-    assert_int_equal(sink_tcp_stats.out_of_order, ooo + 1);
+    assert_int_equal(lwport_tcp_stats.out_of_order, ooo + 1);
     assert_null(ts_tcp_held);
     assert_int_equal(ts_reclaim(), 0); /* queued out of order: lwIP holds it */
     assert_int_equal(fsp_pool_free(2), TS_POOL - 2); /* b2 in lwIP, b1 not sent yet */
@@ -766,12 +767,12 @@ static void test_tcp_zero_window_then_late_ack(void **state)
 
     /* The late ACK of the echo, window still zero: nothing left to send, and the timer
      * stopped in the same pass, before lwIP's timers ran. */
-    uint64_t stopped = sink_tcp_stats.persist_stopped;
+    uint64_t stopped = lwport_tcp_stats.persist_stopped;
     sink_peer_hand(&p, sink_tcp_ack(&c));
     ts_pass();
     assert_null(pcb->unsent);
     assert_int_equal(pcb->persist_backoff, 0);
-    assert_int_equal(sink_tcp_stats.persist_stopped, stopped + 1);
+    assert_int_equal(lwport_tcp_stats.persist_stopped, stopped + 1);
     ts_advance(1000, 250); /* lwIP's slow timer: the assertion failed here (abort) */
 
     c.wnd = 0xffff;

@@ -1,0 +1,49 @@
+/*
+ * drivers/nic/nic_tx.h: the one TX batcher. Whatever a core sends on a port (forwarded frames,
+ * the router's ICMP errors and ARP requests, lwIP's segments on the sink core) is queued in that
+ * core's batch for the port and reaches the core's own TX ring in bursts: one tail write per
+ * NIC_TX_BATCH frames, or per flush at the end of the poller's pass. A batch is written by its
+ * core only; nothing here is shared.
+ */
+#ifndef WS_NIC_TX_H
+#define WS_NIC_TX_H
+
+#include "config.h"
+#include "param.h"
+#include "pkb.h"
+
+#define NIC_TX_BATCH (2 * CONFIG_NIC_BURST)
+
+struct nic_tx_batch {
+    unsigned n;
+    struct pkb *pkts[NIC_TX_BATCH];
+};
+
+/* [core][port], written by `core` only. */
+extern struct nic_tx_batch nic_tx_batches[WS_MAX_CPUS][WS_MAX_PORTS];
+
+/* nic_tx_flush_port: core's batch for port to the port's TX ring (iring_tx_burst takes them
+ * all: what finds the ring full is freed and counted there). Owning core. */
+void nic_tx_flush_port(unsigned core, unsigned port);
+
+/* nic_tx_flush: every port's batch of this core. Owning core, at the end of a pass. */
+void nic_tx_flush(unsigned core);
+
+/* nic_tx_queue: b to go out of port on core's TX queue; the caller has checked that the queue
+ * is usable (nic_queue_usable). A full batch is flushed first. Owning core, fast path. */
+static inline void nic_tx_queue(unsigned core, unsigned port, struct pkb *b)
+{
+    struct nic_tx_batch *t = &nic_tx_batches[core][port];
+    if (t->n == NIC_TX_BATCH) {
+        nic_tx_flush_port(core, port);
+    }
+    t->pkts[t->n++] = b;
+}
+
+/* nic_tx_queued: frames waiting in core's batch for port. */
+static inline unsigned nic_tx_queued(unsigned core, unsigned port)
+{
+    return nic_tx_batches[core][port].n;
+}
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * net/lwip-port/tcp_hooks.c: what the firmware adds to lwIP's TCP (lwip_hooks.h): the hook that
+ * sees every segment before lwIP (counters lwIP's MIB-II does not keep, the SYN-flood defence),
+ * and a fix for a persist-timer bug of lwIP 2.1.3. Sink core only, like lwIP.
+ */
+#include "net/lwip-port/tcp_hooks.h"
+
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+#include "net/lwip-port/lwip_hooks.h"
+#include "net/nexthop.h"
+
+struct lwport_tcp_stats lwport_tcp_stats;
+
+/*
+ * lwport_tcp_persist_fixup: lwIP 2.1.3 (and its master branch, 3d896ba0) can leave a connection's
+ * persist timer running with nothing left to send. When the retransmission timer fires while
+ * the peer's window is shut, tcp_rexmit_rto moves the data in flight back to the unsent queue
+ * and tcp_output, unable to send it, starts the persist timer; a later ACK of that data frees
+ * it from the unsent queue (tcp_receive) but leaves the timer on. tcp_slowtmr then fails the
+ * assertion "persist ticking with empty send buffer": a panic that any peer can cause (without
+ * assertions the connection would be dropped after TCP_MAXRTX empty probes). The timer is
+ * meant to be off when there is nothing to send (tcp_zero_window_probe says so), so stop such
+ * timers before lwIP's run; tcp_output starts it again if data is written into a shut window.
+ * Found by tests/fuzz/fuzz_lwip.c; test_tcp_zero_window_then_late_ack replays it.
+ */
+void lwport_tcp_persist_fixup(void)
+{
+    for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (pcb->persist_backoff != 0 && pcb->unsent == NULL) {
+            pcb->persist_backoff = 0;
+            lwport_tcp_stats.persist_stopped++;
+        }
+    }
+}
+
+/* lwport_evict_half_open: a SYN found listener l's backlog full (a SYN flood, most likely from
+ * spoofed addresses that never complete the handshake). lwIP would drop the SYN, and keep
+ * dropping every SYN, legitimate ones too, until a half-open connection times out (20 s).
+ * Instead one half-open connection of that listener is reset to make room: the oldest whose
+ * peer we cannot even reach (no route, or no ARP answer: our SYN-ACK never left), else the
+ * oldest. A real client is reachable and completes its handshake within a round trip. */
+static void lwport_evict_half_open(struct tcp_pcb_listen *l)
+{
+    struct tcp_pcb *oldest = NULL, *unreachable = NULL;
+    for (struct tcp_pcb *p = tcp_active_pcbs; p != NULL; p = p->next) {
+        if (p->state != SYN_RCVD || p->listener != l) {
+            continue;
+        }
+        u32_t age = (u32_t)(tcp_ticks - p->tmr);
+        if (oldest == NULL || age > (u32_t)(tcp_ticks - oldest->tmr)) {
+            oldest = p;
+        }
+        if (!nexthop_neighbour_known(lwip_ntohl(ip4_addr_get_u32(&p->remote_ip))) &&
+            (unreachable == NULL || age > (u32_t)(tcp_ticks - unreachable->tmr))) {
+            unreachable = p;
+        }
+    }
+    struct tcp_pcb *victim = unreachable ? unreachable : oldest;
+    if (victim != NULL) {
+        lwport_tcp_stats.half_open_evicted++;
+        tcp_abort(victim);
+    }
+}
+
+/* The hook lwIP calls for every segment that found its pcb, before processing it
+ * (lwip_hooks.h): the TCP counters lwIP's MIB does not have, and the SYN flood defence. */
+err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
+                        u8_t *opt2, struct pbuf *p)
+{
+    (void)optlen;
+    (void)opt1len;
+    (void)opt2;
+    struct lwport_tcp_stats *st = &lwport_tcp_stats;
+    u8_t flags = TCPH_FLAGS(hdr);
+    if (flags & TCP_RST) {
+        st->resets_received++;
+    }
+    if (pcb->state == LISTEN) {
+        struct tcp_pcb_listen *l = (struct tcp_pcb_listen *)pcb;
+        if ((flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && l->accepts_pending >= l->backlog) {
+            lwport_evict_half_open(l);
+        }
+        return ERR_OK;
+    }
+    if (pcb->state < ESTABLISHED || pcb->state == TIME_WAIT) {
+        return ERR_OK;
+    }
+    if (p->tot_len > 0 && TCP_SEQ_GT(hdr->seqno, pcb->rcv_nxt)) {
+        st->out_of_order++; /* a hole before it: lwIP queues it (pcb->ooseq) if there is room */
+    }
+    /* RFC 5681's duplicate ACK: no data, no SYN/FIN, nothing newly acknowledged, the window
+     * unchanged, while data of ours is outstanding. */
+    if (p->tot_len == 0 && !(flags & (TCP_SYN | TCP_FIN | TCP_RST)) && (flags & TCP_ACK) &&
+        hdr->ackno == pcb->lastack && pcb->unacked != NULL &&
+        ((tcpwnd_size_t)hdr->wnd << pcb->snd_scale) == pcb->snd_wnd) {
+        st->dup_acks++;
+    }
+    return ERR_OK;
+}

@@ -1,0 +1,25 @@
+/*
+ * net/lwip-port/tcp_hooks.h: the firmware's additions to lwIP's TCP (tcp_hooks.c) and the
+ * counters they keep. Sink core only.
+ */
+#ifndef WS_LWPORT_TCP_HOOKS_H
+#define WS_LWPORT_TCP_HOOKS_H
+
+#include <stdint.h>
+
+/* TCP counters the hook sees that lwIP's MIB-II counters do not have. */
+struct lwport_tcp_stats {
+    uint64_t out_of_order;      /* data segments beyond the next expected byte */
+    uint64_t dup_acks;          /* duplicate ACKs received (RFC 5681) */
+    uint64_t resets_received;   /* segments with RST for a known connection */
+    uint64_t half_open_evicted; /* SYN_RCVD connections reset to let a new SYN in (flood) */
+    uint64_t persist_stopped;   /* persist timers lwIP left running with nothing to send,
+                                 * stopped before they reach its assertion */
+};
+extern struct lwport_tcp_stats lwport_tcp_stats;
+
+/* lwport_tcp_persist_fixup: stop persist timers lwIP 2.1.3 left running with nothing to send
+ * (tcp_hooks.c says why). Before every run of lwIP's timers. */
+void lwport_tcp_persist_fixup(void);
+
+#endif

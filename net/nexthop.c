@@ -1,0 +1,253 @@
+/* net/nexthop.c: the FIB, the next hops, the neighbour table and resolution (see header). */
+#include "net/nexthop.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+#include "console.h"
+#include "dma.h"
+#include "drivers/nic/nic.h"
+#include "drivers/nic/nic_tx.h"
+#include "err.h"
+#include "init.h"
+#include "net/inet.h"
+#include "time.h"
+
+#define NEXTHOP_MAX (3 * WS_MAX_PORTS + CONFIG_NROUTES + 1)
+#define NEXTHOP_FIB_GROUPS 256
+#define NEXTHOP_ARP_SLOTS 16              /* per core: recently requested next hops */
+#define NEXTHOP_ARP_RETRY_NS 100000000ULL /* one request per next hop per 100 ms per core */
+#define ETH_TYPE_OFF 12
+
+/* The baked routes (config: route = prefix/len via gateway port N), read by the build and by
+ * the `routes` view. */
+static const struct {
+    uint32_t prefix;
+    uint8_t len;
+    uint32_t gateway;
+    uint8_t port;
+} nexthop_routes[] = CONFIG_ROUTES;
+
+/* read-only after nexthop_init */
+struct fib *nexthop_fib;
+struct nexthop nexthop_table[NEXTHOP_MAX];
+static unsigned nexthop_count;
+struct neigh_table nexthop_neighbours;
+
+/* Per core: next hops asked for lately (ARP retry memory). Written by that core only. */
+struct nexthop_arp_slot {
+    uint32_t ip;
+    uint64_t sent_ns;
+};
+static struct {
+    struct nexthop_arp_slot slot[NEXTHOP_ARP_SLOTS];
+} __attribute__((aligned(64))) nexthop_arp_memory[WS_MAX_CPUS];
+
+/* written only by core c in column c */
+static struct nexthop_stats nexthop_stats[WS_MAX_PORTS][WS_MAX_CPUS];
+
+const struct nexthop_stats *nexthop_stats_of(unsigned port, unsigned core)
+{
+    return &nexthop_stats[port][core];
+}
+
+/* --- building the FIB (boot core) ------------------------------------------------------------ */
+
+static int nexthop_add(uint32_t prefix, uint8_t len, uint32_t gateway, uint8_t port,
+                       enum nexthop_kind kind)
+{
+    if (nexthop_count == NEXTHOP_MAX) {
+        return WS_ERR_NO_MEMORY;
+    }
+    nexthop_table[nexthop_count] = (struct nexthop){ nic_port(port), gateway, (uint8_t)kind };
+    int err = fib_add(nexthop_fib, prefix, len, (uint16_t)nexthop_count);
+    if (err == WS_OK) {
+        nexthop_count++;
+    }
+    return err;
+}
+
+static uint32_t nexthop_mask(uint8_t len)
+{
+    return len == 0 ? 0 : ~0U << (32 - len);
+}
+
+/* nexthop_build_fib: each addressed port's subnet (connected), its own address and its subnet's
+ * broadcast address (/32s), then the baked routes. */
+static int nexthop_build_fib(void)
+{
+    int err = WS_OK;
+
+    for (unsigned i = 0; i < nic_port_count() && err == WS_OK; i++) {
+        const struct nic_port *p = nic_port(i);
+        if (p->has_address) {
+            uint32_t m = nexthop_mask(p->ifc.prefix_len);
+            err = nexthop_add(p->ifc.ip & m, p->ifc.prefix_len, 0, (uint8_t)i, NEXTHOP_FORWARD);
+            err = err ? err : nexthop_add(p->ifc.ip, 32, 0, (uint8_t)i, NEXTHOP_LOCAL);
+            err = err ? err : nexthop_add(p->ifc.ip | ~m, 32, 0, (uint8_t)i,
+                                          NEXTHOP_DIRECTED_BROADCAST);
+        }
+    }
+    for (int r = 0; r < CONFIG_NROUTES && err == WS_OK; r++) {
+        if (nexthop_routes[r].port >= nic_port_count()) {
+            kprintf("nexthop: route %d needs port%u, which is not up; route skipped\n", r,
+                    nexthop_routes[r].port);
+            continue;
+        }
+        err = nexthop_add(nexthop_routes[r].prefix, nexthop_routes[r].len,
+                          nexthop_routes[r].gateway, nexthop_routes[r].port, NEXTHOP_FORWARD);
+    }
+    return err;
+}
+
+int nexthop_init(void)
+{
+    neigh_init(&nexthop_neighbours);
+    if (!CONFIG_MODE_ROUTER) {
+        return WS_OK;
+    }
+    size_t bytes = fib_mem_bytes(NEXTHOP_FIB_GROUPS);
+    void *mem = dma_alloc(bytes, 64);
+    nexthop_fib = dma_alloc(sizeof(*nexthop_fib), 64);
+    int err = (mem && nexthop_fib) ? fib_init(nexthop_fib, mem, bytes, NEXTHOP_FIB_GROUPS)
+                                   : WS_ERR_NO_MEMORY;
+    err = err ? err : nexthop_build_fib();
+    if (err != WS_OK) {
+        kprintf("nexthop: cannot build the routing table: %s\n", err_name(err));
+    }
+    return err;
+}
+
+static int nexthop_init_step(struct init_ctx *ctx)
+{
+    (void)ctx;
+    return nexthop_init();
+}
+WS_INIT(nexthop, INIT_NET, true, nexthop_init_step); /* the FIB from the ports and the routes */
+
+/* --- resolution (any core) ------------------------------------------------------------------- */
+
+void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_t now)
+{
+    struct nexthop_stats *st = &nexthop_stats[p->index][core];
+    unsigned slot = (ip ^ (ip >> 8)) & (NEXTHOP_ARP_SLOTS - 1);
+    struct nexthop_arp_slot *mem = &nexthop_arp_memory[core].slot[slot];
+    if (mem->ip == ip && now - mem->sent_ns < NEXTHOP_ARP_RETRY_NS) {
+        return;
+    }
+    struct pkb *b = pkb_alloc(nic_pool(core));
+    if (b == NULL) {
+        st->alloc_fail++;
+        return;
+    }
+    b->flags = 0; /* pkb_alloc leaves the last user's flags: not a forwarded frame */
+    uint8_t *f = b->data;
+    memset(f, 0, INET_ETH_MIN_FRAME_BYTES);
+    memset(f, 0xFF, 6); /* broadcast */
+    memcpy(f + 6, p->mac, 6);
+    inet_store_be16(f + ETH_TYPE_OFF, INET_ETHERTYPE_ARP);
+    struct inet_arp *a = (struct inet_arp *)(f + INET_ETH_HDR_BYTES);
+    inet_store_be16(a->htype, INET_ARP_HTYPE_ETHERNET);
+    inet_store_be16(a->ptype, INET_ETHERTYPE_IPV4);
+    a->hlen = 6;
+    a->plen = 4;
+    inet_store_be16(a->op, INET_ARP_OP_REQUEST);
+    memcpy(a->sha, p->mac, 6);
+    inet_store_be32(a->spa, p->ifc.ip);
+    inet_store_be32(a->tpa, ip);
+    b->len = INET_ETH_MIN_FRAME_BYTES;
+    mem->ip = ip;
+    mem->sent_ns = now;
+    st->arp_requests_sent++;
+    nic_tx_queue(core, p->index, b);
+}
+
+/* nexthop_forward_hop: the next hop the FIB gives for dst, or NULL when dst is not forwarded
+ * anywhere (no route, our own address, a directed broadcast). */
+static const struct nexthop *nexthop_forward_hop(uint32_t dst)
+{
+    int nh = nexthop_lookup(dst);
+    return nh >= 0 && nexthop_table[nh].kind == NEXTHOP_FORWARD ? &nexthop_table[nh] : NULL;
+}
+
+enum nexthop_result nexthop_resolve(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
+{
+    const struct nexthop *hop = nexthop_forward_hop(dst);
+    if (hop == NULL) {
+        return NEXTHOP_NO_ROUTE;
+    }
+    struct nic_port *out = hop->port;
+    uint32_t next = hop->gateway ? hop->gateway : dst;
+    if (!out->link_up || !nic_queue_usable(out, core)) {
+        return NEXTHOP_PORT_DOWN;
+    }
+    if (!neigh_lookup(&nexthop_neighbours, next, mac)) {
+        nexthop_arp_request(core, out, next, time_ns());
+        return NEXTHOP_UNRESOLVED;
+    }
+    *port = out->index;
+    return NEXTHOP_OK;
+}
+
+bool nexthop_neighbour_known(uint32_t dst)
+{
+    const struct nexthop *hop = nexthop_forward_hop(dst);
+    uint8_t mac[6];
+    return hop != NULL && neigh_lookup(&nexthop_neighbours, hop->gateway ? hop->gateway : dst, mac);
+}
+
+/* --- console views (console core) ------------------------------------------------------------- */
+
+static void nexthop_print_ip(char *buf, size_t n, uint32_t ip)
+{
+    snprintf(buf, n, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+}
+
+static void nexthop_cmd_routes(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char pfx[16], gw[16];
+
+    if (!CONFIG_MODE_ROUTER) {
+        kprintf("wire mode: no routes (frames go to the paired port)\n");
+        return;
+    }
+    kprintf("%-18s %-16s %s\n", "prefix", "via", "port");
+    for (unsigned i = 0; i < nic_port_count(); i++) {
+        const struct nic_port *p = nic_port(i);
+        if (p->has_address) {
+            nexthop_print_ip(pfx, sizeof(pfx), p->ifc.ip & nexthop_mask(p->ifc.prefix_len));
+            kprintf("%s/%-*u %-16s %s\n", pfx, (int)(17 - strlen(pfx)), p->ifc.prefix_len,
+                    "connected", p->name);
+        }
+    }
+    for (int r = 0; r < CONFIG_NROUTES; r++) {
+        nexthop_print_ip(pfx, sizeof(pfx), nexthop_routes[r].prefix);
+        nexthop_print_ip(gw, sizeof(gw), nexthop_routes[r].gateway);
+        kprintf("%s/%-*u %-16s port%u\n", pfx, (int)(17 - strlen(pfx)), nexthop_routes[r].len,
+                nexthop_routes[r].gateway ? gw : "connected", nexthop_routes[r].port);
+    }
+}
+
+static void nexthop_cmd_arp(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    static struct neigh_snapshot_entry snap[NEIGH_TABLE_ENTRIES]; /* console core only */
+    size_t n = neigh_snapshot(&nexthop_neighbours, snap, NEIGH_TABLE_ENTRIES);
+    uint64_t now = time_ns();
+    char ip[16];
+
+    kprintf("%-16s %-17s %s\n", "address", "mac", "age_ms");
+    for (size_t i = 0; i < n; i++) {
+        nexthop_print_ip(ip, sizeof(ip), snap[i].ip);
+        const uint8_t *m = snap[i].mac;
+        kprintf("%-16s %02x:%02x:%02x:%02x:%02x:%02x %llu\n", ip, m[0], m[1], m[2], m[3], m[4],
+                m[5], (unsigned long long)((now - snap[i].updated_ns) / 1000000));
+    }
+}
+
+WS_COMMAND(routes, "routes", 0, "routing table: connected subnets and baked routes",
+           nexthop_cmd_routes);
+WS_COMMAND(arp, "arp", 0, "neighbour table: address, MAC, age", nexthop_cmd_arp);
