@@ -3,14 +3,14 @@
 
 #include "drivers/nic/nic.h"
 
-struct nic_tx_batch nic_tx_batches[WS_MAX_CPUS][WS_MAX_PORTS];
+struct nic_tx_core nic_tx_cores[WS_MAX_CPUS];
 
 void nic_tx_flush_port(unsigned core, unsigned port)
 {
-    struct nic_tx_batch *t = &nic_tx_batches[core][port];
-    if (t->n != 0) {
-        iring_tx_burst(&nic_port(port)->q[core].tx, t->pkts, t->n); /* takes all n */
-        t->n = 0;
+    struct nic_tx_core *t = &nic_tx_cores[core];
+    if (t->n[port] != 0) {
+        iring_tx_burst(&nic_port(port)->q[core].tx, t->pkts[port], t->n[port]); /* takes all */
+        t->n[port] = 0;
     }
 }
 

@@ -14,13 +14,14 @@
 
 #define NIC_TX_BATCH (2 * CONFIG_NIC_BURST)
 
-struct nic_tx_batch {
-    unsigned n;
-    struct pkb *pkts[NIC_TX_BATCH];
-};
+/* One core's batches, one per port; written by that core only. The counts sit apart from the
+ * frames so that a batch's slots are a power-of-two stride (no multiply on the fast path). */
+struct nic_tx_core {
+    struct pkb *pkts[WS_MAX_PORTS][NIC_TX_BATCH];
+    unsigned n[WS_MAX_PORTS];
+} __attribute__((aligned(64)));
 
-/* [core][port], written by `core` only. */
-extern struct nic_tx_batch nic_tx_batches[WS_MAX_CPUS][WS_MAX_PORTS];
+extern struct nic_tx_core nic_tx_cores[WS_MAX_CPUS];
 
 /* nic_tx_flush_port: core's batch for port to the port's TX ring (iring_tx_burst takes them
  * all: what finds the ring full is freed and counted there). Owning core. */
@@ -33,17 +34,17 @@ void nic_tx_flush(unsigned core);
  * is usable (nic_queue_usable). A full batch is flushed first. Owning core, fast path. */
 static inline void nic_tx_queue(unsigned core, unsigned port, struct pkb *b)
 {
-    struct nic_tx_batch *t = &nic_tx_batches[core][port];
-    if (t->n == NIC_TX_BATCH) {
+    struct nic_tx_core *t = &nic_tx_cores[core];
+    if (t->n[port] == NIC_TX_BATCH) {
         nic_tx_flush_port(core, port);
     }
-    t->pkts[t->n++] = b;
+    t->pkts[port][t->n[port]++] = b;
 }
 
 /* nic_tx_queued: frames waiting in core's batch for port. */
 static inline unsigned nic_tx_queued(unsigned core, unsigned port)
 {
-    return nic_tx_batches[core][port].n;
+    return nic_tx_cores[core].n[port];
 }
 
 #endif
