@@ -49,7 +49,7 @@ KERNEL_SRCS := \
 	kernel/irq.c kernel/dma.c kernel/loop.c kernel/init.c kernel/pkb.c \
 	drivers/pci/pci.c drivers/pci/msix.c \
 	drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/nic_test.c drivers/nic/intel_ring.c \
-	drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/rss.c \
+	drivers/nic/nic_hw.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/rss.c \
 	net/inet.c net/neigh.c net/local.c net/fib.c net/route.c net/nexthop.c net/handoff.c \
 	apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
@@ -281,7 +281,7 @@ HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
 	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_platform.c \
 	tests/hostsim/ixgbe_appliance.c tests/hostsim/sim_frames.c \
-	drivers/nic/ixgbe.c drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/intel_ring.c \
+	drivers/nic/ixgbe.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/intel_ring.c \
 	drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
 	net/inet.c drivers/nic/rss.c \
 	kernel/err.c $(IXGBE_MODEL_SRCS)
@@ -320,7 +320,7 @@ test-system:
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
-	$(PYTHON) -m pytest -q tests/system
+	$(PYTHON) -m pytest -q -rs tests/system
 
 test: check-readme check-layers unit hostsim test-model fuzz-smoke test-system
 

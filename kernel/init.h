@@ -21,6 +21,7 @@ struct init_ctx {
 
 /* Levels run in this order; steps of one level in the order of their `sub` key. */
 enum init_level {
+    INIT_CONFIG = 50,   /* what floors above ask of the ones below, before any device */
     INIT_BUS = 100,     /* buses: PCI enumeration */
     INIT_DRIVERS = 200, /* devices on them: packet pools, then the NIC ports */
     INIT_NET = 300,     /* the network layer over the ports */

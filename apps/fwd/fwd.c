@@ -52,6 +52,15 @@ int fwd_init(unsigned ncores)
     return WS_OK;
 }
 
+/* A wire-mode port is a bump in the wire: it must take every frame, whoever it is for. */
+static int fwd_configure_nics(struct init_ctx *ctx)
+{
+    (void)ctx;
+    nic_configure(&(struct nic_config){ .rss_key = NULL, .promiscuous = CONFIG_MODE_WIRE });
+    return 0;
+}
+WS_INIT(fwd_nics, INIT_CONFIG, false, fwd_configure_nics);
+
 static int fwd_init_step(struct init_ctx *ctx)
 {
     return fwd_init(ctx->ncores);
@@ -212,7 +221,7 @@ unsigned fwd_poll_core(unsigned core)
             continue;
         }
         struct nic_queue *q = &p->q[core];
-        unsigned n = iring_rx_burst(&q->rx, rx, CONFIG_NIC_BURST);
+        unsigned n = nic_rx_burst(p, core, rx, CONFIG_NIC_BURST);
         for (unsigned k = 0; k < n; k++) {
             if (k + 1 < n) {
                 __builtin_prefetch(rx[k + 1]->data);
@@ -225,14 +234,7 @@ unsigned fwd_poll_core(unsigned core)
         }
         total += n;
     }
-    for (unsigned i = 0; i < nports; i++) {
-        struct nic_port *p = nic_port(i);
-        if (nic_tx_queued(core, i)) {
-            nic_tx_flush_port(core, i);
-        } else if (nic_queue_usable(p, core) && iring_tx_in_flight(&p->q[core].tx)) {
-            iring_tx_reclaim(&p->q[core].tx); /* buffers must not sit in a quiet ring */
-        }
-    }
+    nic_tx_pass_end(core);
     return total;
 }
 

@@ -13,46 +13,18 @@
 #include "dma.h"
 #include "drivers/nic/igb_regs.h"
 #include "drivers/nic/nic.h"
+#include "drivers/nic/nic_hw.h"
 #include "err.h"
 #include "irq.h"
 #include "mmio.h"
-#include "drivers/nic/rss.h"
 #include "percpu.h"
 #include "time.h"
 #include "vm.h"
 #include "x86.h"
 
 #define IGB_BAR_MMIO 0
+#define IGB_BAR_MIN_BYTES 0x20000 /* the register space is 128 KiB */
 #define IGB_RX_BUF_KB (PKB_DATA_BYTES / 1024)
-#define IGB_ALL_ONES 0xFFFFFFFFU /* what a read returns once the device is gone */
-
-static uint32_t igb_rd(const struct nic_port *p, uint32_t reg)
-{
-    return mmio_read32(p->bar0 + reg);
-}
-
-static void igb_wr(const struct nic_port *p, uint32_t reg, uint32_t v)
-{
-    mmio_write32(p->bar0 + reg, v);
-}
-
-/* igb_wait: bounded poll until (reg & mask) == want; logs step, register and last value. */
-static int igb_wait(const struct nic_port *p, const char *step, uint32_t reg, uint32_t mask,
-                    uint32_t want, uint64_t timeout_us)
-{
-    uint64_t deadline = time_deadline_us(timeout_us);
-    uint32_t v;
-    while (((v = igb_rd(p, reg)) & mask) != want) {
-        if (v == IGB_ALL_ONES || time_after(deadline)) {
-            kprintf("%s: init failed at %s: register 0x%05x = 0x%08x, waited for bits 0x%08x "
-                    "to read 0x%08x%s\n", p->name, step, reg, v, mask, want,
-                    v == IGB_ALL_ONES ? " (device gone: all-ones)" : "");
-            return WS_ERR_TIMEDOUT;
-        }
-        cpu_relax();
-    }
-    return WS_OK;
-}
 
 bool igb_supports(const struct pci_dev *d)
 {
@@ -63,9 +35,9 @@ bool igb_supports(const struct pci_dev *d)
 
 static void igb_mask_all_irqs(struct nic_port *p)
 {
-    igb_wr(p, IGB_IMC, IGB_IMC_ALL);
-    igb_wr(p, IGB_EIMC, 0xFFFFFFFFU); /* every vector */
-    (void)igb_rd(p, IGB_ICR); /* clear anything latched */
+    nic_wr(p, IGB_IMC, IGB_IMC_ALL);
+    nic_wr(p, IGB_EIMC, 0xFFFFFFFFU); /* every vector */
+    (void)nic_rd(p, IGB_ICR); /* clear anything latched */
 }
 
 /* 4.5.1 and 4.5.2: interrupts off, global reset, wait for the NVM auto-read, interrupts off
@@ -75,54 +47,49 @@ static void igb_mask_all_irqs(struct nic_port *p)
 static int igb_reset(struct nic_port *p)
 {
     igb_mask_all_irqs(p);
-    igb_wr(p, IGB_RCTL, 0);
-    igb_wr(p, IGB_TCTL, 0);
-    igb_wr(p, IGB_CTRL, igb_rd(p, IGB_CTRL) | IGB_CTRL_RST);
+    nic_wr(p, IGB_RCTL, 0);
+    nic_wr(p, IGB_TCTL, 0);
+    nic_wr(p, IGB_CTRL, nic_rd(p, IGB_CTRL) | IGB_CTRL_RST);
     time_delay_us(IGB_RESET_DELAY_US);
-    int err = igb_wait(p, "reset (CTRL.RST self-clear)", IGB_CTRL, IGB_CTRL_RST, 0,
+    int err = nic_wait(p, "reset (CTRL.RST self-clear)", IGB_CTRL, IGB_CTRL_RST, 0,
                        IGB_RESET_TIMEOUT_US);
     if (err != WS_OK) {
         return err;
     }
     uint64_t deadline = time_deadline_us(IGB_EECD_TIMEOUT_US);
-    while (!(igb_rd(p, IGB_EECD) & IGB_EECD_AUTO_RD) && !time_after(deadline)) {
+    while (!(nic_rd(p, IGB_EECD) & IGB_EECD_AUTO_RD) && !time_after(deadline)) {
         cpu_relax();
     }
-    if (!(igb_rd(p, IGB_EECD) & IGB_EECD_AUTO_RD)) {
+    if (!(nic_rd(p, IGB_EECD) & IGB_EECD_AUTO_RD)) {
         kprintf("%s: note: EECD.AUTO_RD not set %u ms after reset (EECD 0x%08x); continuing\n",
-                p->name, IGB_EECD_TIMEOUT_US / 1000, igb_rd(p, IGB_EECD));
+                p->name, IGB_EECD_TIMEOUT_US / 1000, nic_rd(p, IGB_EECD));
     }
     igb_mask_all_irqs(p);
-    igb_wr(p, IGB_CTRL_EXT, igb_rd(p, IGB_CTRL_EXT) | IGB_CTRL_EXT_DRV_LOAD);
+    nic_wr(p, IGB_CTRL_EXT, nic_rd(p, IGB_CTRL_EXT) | IGB_CTRL_EXT_DRV_LOAD);
     return WS_OK;
 }
 
 /* The NVM loads the port's address into receive address register 0 (8.10.x RAL/RAH). */
 static int igb_read_mac(struct nic_port *p)
 {
-    uint32_t lo = igb_rd(p, IGB_RAL0), hi = igb_rd(p, IGB_RAH0);
-    for (int i = 0; i < 4; i++) {
-        p->mac[i] = (uint8_t)(lo >> (8 * i));
+    uint32_t rah;
+    int err = nic_read_mac(p, IGB_RAL0, IGB_RAH0, &rah);
+    if (err == WS_OK && !(rah & IGB_RAH_AV)) {
+        kprintf("%s: init failed at MAC address: RAH0 0x%08x has Address Valid clear\n",
+                p->name, rah);
+        err = WS_ERR_DEVICE;
     }
-    p->mac[4] = (uint8_t)hi;
-    p->mac[5] = (uint8_t)(hi >> 8);
-    bool zero = (lo | (hi & 0xFFFF)) == 0;
-    if (!(hi & IGB_RAH_AV) || zero || (p->mac[0] & 1)) {
-        kprintf("%s: init failed at MAC address: RAL0 0x%08x RAH0 0x%08x (not valid, zero or "
-                "multicast)\n", p->name, lo, hi);
-        return WS_ERR_DEVICE;
-    }
-    return WS_OK;
+    return err;
 }
 
 /* igb_mdic: one MII management transaction with the internal PHY (8.2.5); bounded. */
 static int igb_mdic(struct nic_port *p, uint32_t op, unsigned reg, uint16_t data, uint16_t *out)
 {
-    igb_wr(p, IGB_MDIC, op | ((uint32_t)reg << IGB_MDIC_REG_SHIFT) |
+    nic_wr(p, IGB_MDIC, op | ((uint32_t)reg << IGB_MDIC_REG_SHIFT) |
                             (IGB_MDIC_PHY_INTERNAL << IGB_MDIC_PHY_SHIFT) | data);
-    int err = igb_wait(p, "PHY access (MDIC.READY)", IGB_MDIC, IGB_MDIC_READY, IGB_MDIC_READY,
+    int err = nic_wait(p, "PHY access (MDIC.READY)", IGB_MDIC, IGB_MDIC_READY, IGB_MDIC_READY,
                        IGB_MDIC_TIMEOUT_US);
-    uint32_t v = igb_rd(p, IGB_MDIC);
+    uint32_t v = nic_rd(p, IGB_MDIC);
     if (err == WS_OK && (v & IGB_MDIC_ERROR)) {
         kprintf("%s: init failed at PHY register %u: MDIC 0x%08x has ERROR set\n", p->name, reg,
                 v);
@@ -139,7 +106,7 @@ static int igb_mdic(struct nic_port *p, uint32_t op, unsigned reg, uint16_t data
 static int igb_setup_link(struct nic_port *p)
 {
     uint16_t bmcr;
-    igb_wr(p, IGB_CTRL, igb_rd(p, IGB_CTRL) | IGB_CTRL_SLU);
+    nic_wr(p, IGB_CTRL, nic_rd(p, IGB_CTRL) | IGB_CTRL_SLU);
     int err = igb_mdic(p, IGB_MDIC_OP_READ, IGB_PHY_BMCR, 0, &bmcr);
     if (err == WS_OK) {
         err = igb_mdic(p, IGB_MDIC_OP_WRITE, IGB_PHY_BMCR,
@@ -155,33 +122,19 @@ static void igb_clear_stats(struct nic_port *p)
                                      IGB_GPRC,    IGB_BPRC,  IGB_MPRC,  IGB_GPTC,  IGB_GORCL,
                                      IGB_GORCH,   IGB_GOTCL, IGB_GOTCH, IGB_TPR,   IGB_TPT };
     for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-        (void)igb_rd(p, regs[i]);
+        (void)nic_rd(p, regs[i]);
     }
     for (unsigned q = 0; q < IGB_MAX_QUEUES; q++) {
-        (void)igb_rd(p, IGB_RXQ_BASE(q) + IGB_RQDPC);
+        (void)nic_rd(p, IGB_RXQ_BASE(q) + IGB_RQDPC);
     }
 }
 
 /* igb_alloc_queue: descriptor rings and software rings for queue q, owned by core q. */
 static int igb_alloc_queue(struct nic_port *p, unsigned q)
 {
-    struct nic_queue *nq = &p->q[q];
-    void *rxd = dma_alloc(CONFIG_NIC_RX_DESCS * 16, IRING_ALIGN_BYTES);
-    void *txd = dma_alloc(CONFIG_NIC_TX_DESCS * 16, IRING_ALIGN_BYTES);
-    struct pkb **rxsw = dma_alloc(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64);
-    struct pkb **txsw = dma_alloc(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64);
-
-    if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL) {
-        kprintf("%s: init failed at ring allocation for queue %u: out of memory\n", p->name, q);
-        return WS_ERR_NO_MEMORY;
-    }
-    int err = iring_rx_init(&nq->rx, rxd, rxsw, CONFIG_NIC_RX_DESCS,
-                            p->bar0 + IGB_RXQ_BASE(q) + IGB_RDT, nic_pool(q), (uint16_t)q,
-                            (uint16_t)p->index);
+    int err = nic_alloc_queue(p, q, IGB_RXQ_BASE(q) + IGB_RDT, IGB_TXQ_BASE(q) + IGB_TDT);
     if (err == WS_OK) {
-        iring_rx_trust_l4_csum(&nq->rx, IDESC_RX_ERR_82576_L4E); /* RXCSUM.TUOFL is set */
-        err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS,
-                            p->bar0 + IGB_TXQ_BASE(q) + IGB_TDT, (uint16_t)q, (uint16_t)p->index);
+        iring_rx_trust_l4_csum(&p->q[q].rx, IDESC_RX_ERR_82576_L4E); /* RXCSUM.TUOFL is set */
     }
     return err;
 }
@@ -193,18 +146,15 @@ static int igb_alloc_queue(struct nic_port *p, unsigned q)
 static int igb_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
 {
     uint32_t base = IGB_RXQ_BASE(q);
-    uint64_t ring = dma_addr((const void *)p->q[q].rx.desc);
 
-    igb_wr(p, base + IGB_RDBAL, (uint32_t)ring);
-    igb_wr(p, base + IGB_RDBAH, (uint32_t)(ring >> 32));
-    igb_wr(p, base + IGB_RDLEN, CONFIG_NIC_RX_DESCS * 16);
-    igb_wr(p, base + IGB_SRRCTL,
+    nic_ring_base(p, base + IGB_RDBAL, base + IGB_RDBAH, base + IGB_RDLEN, base + IGB_RDH,
+                  base + IGB_RDT, (const void *)p->q[q].rx.desc,
+                  IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS));
+    nic_wr(p, base + IGB_SRRCTL,
            (IGB_RX_BUF_KB << IGB_SRRCTL_BSIZEPKT_SHIFT) | IGB_SRRCTL_DESCTYPE_ADV_ONEBUF |
                IGB_SRRCTL_DROP_EN);
-    igb_wr(p, base + IGB_RDH, 0);
-    igb_wr(p, base + IGB_RDT, 0);
-    igb_wr(p, base + IGB_RXDCTL, igb_rd(p, base + IGB_RXDCTL) | IGB_RXDCTL_ENABLE);
-    int err = igb_wait(p, "RX queue enable (RXDCTL.ENABLE)", base + IGB_RXDCTL,
+    nic_wr(p, base + IGB_RXDCTL, nic_rd(p, base + IGB_RXDCTL) | IGB_RXDCTL_ENABLE);
+    int err = nic_wait(p, "RX queue enable (RXDCTL.ENABLE)", base + IGB_RXDCTL,
                        IGB_RXDCTL_ENABLE, IGB_RXDCTL_ENABLE, IGB_QUEUE_ENABLE_TIMEOUT_US);
     if (err == WS_OK && fill && iring_rx_fill(&p->q[q].rx) == 0) {
         kprintf("%s: init failed at RX queue %u fill: pool of core %u is empty\n", p->name, q, q);
@@ -217,15 +167,12 @@ static int igb_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
 static int igb_init_tx_queue(struct nic_port *p, unsigned q)
 {
     uint32_t base = IGB_TXQ_BASE(q);
-    uint64_t ring = dma_addr((const void *)p->q[q].tx.desc);
 
-    igb_wr(p, base + IGB_TDBAL, (uint32_t)ring);
-    igb_wr(p, base + IGB_TDBAH, (uint32_t)(ring >> 32));
-    igb_wr(p, base + IGB_TDLEN, CONFIG_NIC_TX_DESCS * 16);
-    igb_wr(p, base + IGB_TDH, 0);
-    igb_wr(p, base + IGB_TDT, 0);
-    igb_wr(p, base + IGB_TXDCTL, igb_rd(p, base + IGB_TXDCTL) | IGB_TXDCTL_ENABLE);
-    return igb_wait(p, "TX queue enable (TXDCTL.ENABLE)", base + IGB_TXDCTL, IGB_TXDCTL_ENABLE,
+    nic_ring_base(p, base + IGB_TDBAL, base + IGB_TDBAH, base + IGB_TDLEN, base + IGB_TDH,
+                  base + IGB_TDT, (const void *)p->q[q].tx.desc,
+                  IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS));
+    nic_wr(p, base + IGB_TXDCTL, nic_rd(p, base + IGB_TXDCTL) | IGB_TXDCTL_ENABLE);
+    return nic_wait(p, "TX queue enable (TXDCTL.ENABLE)", base + IGB_TXDCTL, IGB_TXDCTL_ENABLE,
                     IGB_TXDCTL_ENABLE, IGB_QUEUE_ENABLE_TIMEOUT_US);
 }
 
@@ -234,31 +181,24 @@ static int igb_init_tx_queue(struct nic_port *p, unsigned q)
  * spread evenly and a flow always lands on the same queue, hence the same core. */
 static void igb_init_rss(struct nic_port *p)
 {
-    const uint8_t *key = rss_default_key;
     for (unsigned i = 0; i < IGB_RSSRK_REGS; i++) {
-        igb_wr(p, IGB_RSSRK(i), (uint32_t)key[4 * i] | ((uint32_t)key[4 * i + 1] << 8) |
-                                    ((uint32_t)key[4 * i + 2] << 16) |
-                                    ((uint32_t)key[4 * i + 3] << 24));
+        nic_wr(p, IGB_RSSRK(i), nic_rss_key_word(i));
     }
     for (unsigned i = 0; i < IGB_RETA_ENTRIES / 4; i++) {
-        uint32_t v = 0;
-        for (unsigned b = 0; b < 4; b++) {
-            v |= (uint32_t)((4 * i + b) % p->nqueues) << (8 * b);
-        }
-        igb_wr(p, IGB_RETA(i), v);
+        nic_wr(p, IGB_RETA(i), nic_reta_word(i, p->nqueues));
     }
     /* PCSD: the descriptor's checksum field carries the RSS hash instead (8.10.x RXCSUM). */
-    igb_wr(p, IGB_RXCSUM, igb_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD | IGB_RXCSUM_TUOFL);
-    igb_wr(p, IGB_MRQC, p->nqueues > 1 ? IGB_MRQC_ENABLE_RSS | IGB_MRQC_RSS_IPV4 |
+    nic_wr(p, IGB_RXCSUM, nic_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD | IGB_RXCSUM_TUOFL);
+    nic_wr(p, IGB_MRQC, p->nqueues > 1 ? IGB_MRQC_ENABLE_RSS | IGB_MRQC_RSS_IPV4 |
                                              IGB_MRQC_RSS_IPV4_TCP | IGB_MRQC_RSS_IPV4_UDP
                                        : 0);
 }
 
 static int igb_init_rx(struct nic_port *p, bool fill)
 {
-    igb_wr(p, IGB_RCTL, 0);
+    nic_wr(p, IGB_RCTL, 0);
     for (unsigned i = 0; i < IGB_MTA_REGS; i++) {
-        igb_wr(p, IGB_MTA(i), 0); /* no multicast groups: the appliance joins none */
+        nic_wr(p, IGB_MTA(i), 0); /* no multicast groups: the appliance joins none */
     }
     igb_init_rss(p);
     for (unsigned q = 0; q < p->nqueues; q++) {
@@ -267,9 +207,8 @@ static int igb_init_rx(struct nic_port *p, bool fill)
             return err;
         }
     }
-    /* A wire-mode port is a bump in the wire: it must take every frame, whoever it is for. */
-    uint32_t promisc = CONFIG_MODE_WIRE ? IGB_RCTL_UPE | IGB_RCTL_MPE : 0;
-    igb_wr(p, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC | promisc);
+    uint32_t promisc = nic_cfg.promiscuous ? IGB_RCTL_UPE | IGB_RCTL_MPE : 0;
+    nic_wr(p, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC | promisc);
     return WS_OK;
 }
 
@@ -281,123 +220,88 @@ static int igb_init_tx(struct nic_port *p)
             return err;
         }
     }
-    igb_wr(p, IGB_TCTL, igb_rd(p, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
+    nic_wr(p, IGB_TCTL, nic_rd(p, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
     return WS_OK;
 }
-
-/* Queue interrupts only wake a halted core: the loop polls. The slot counts them. */
-static void igb_irq_wake(void *arg)
-{
-    (void)arg;
-}
-
-static void igb_program_irqs(struct nic_port *p);
 
 /* 4.5.1 / 7.3: MSI-X mode with one vector per queue pair (RX and TX queue q share entry q,
  * aimed at core q) plus one for link changes (entry nqueues, core 0). EIAC clears a vector's
  * EICR bit when its message is sent, so the next cause raises a new message. */
-static int igb_init_msix(struct nic_port *p)
-{
-    char why[96];
-    int err = msix_init(&p->msix, p->pci, why, sizeof(why));
-    if (err != WS_OK) {
-        kprintf("%s: init failed at MSI-X: %s\n", p->name, why);
-        return err;
-    }
-    for (unsigned q = 0; q <= p->nqueues; q++) {
-        unsigned core = q < p->nqueues ? q : 0;
-        char name[IRQ_NAME_BYTES];
-        snprintf(name, sizeof(name), q < p->nqueues ? "%sq%u" : "%slink", p->name, q);
-        int vec = irq_alloc(core, igb_irq_wake, p, name);
-        if (vec < 0 || msix_route(&p->msix, q, percpu_blocks[core].apic_id, (uint8_t)vec)) {
-            kprintf("%s: init failed at MSI-X vector for %s on core %u\n", p->name, name, core);
-            return WS_ERR_NO_MEMORY;
-        }
-        msix_unmask(&p->msix, q);
-        if (q < p->nqueues) {
-            p->q[q].msix_entry = (uint8_t)q;
-            p->q[q].vector = (uint8_t)vec;
-        }
-    }
-    igb_program_irqs(p);
-    return WS_OK;
-}
-
 /* igb_program_irqs: the NIC's side of the set-up above: GPIE, throttling, which cause goes to
  * which entry, auto-clear, the link cause. The MSI-X table lives in its own BAR and survives
  * CTRL.RST, so after a reset only these registers need writing again. */
 static void igb_program_irqs(struct nic_port *p)
 {
-    igb_wr(p, IGB_GPIE, IGB_GPIE_MSIX_MODE | IGB_GPIE_PBA | IGB_GPIE_NSICR);
+    nic_wr(p, IGB_GPIE, IGB_GPIE_MSIX_MODE | IGB_GPIE_PBA | IGB_GPIE_NSICR);
     /* The interval field holds at most 8191 us; a larger configured value is capped, not
      * wrapped (nic.rx_usecs accepts up to 10000). */
     uint32_t usecs = CONFIG_NIC_RX_USECS > IGB_EITR_MAX_US ? IGB_EITR_MAX_US : CONFIG_NIC_RX_USECS;
     uint32_t eitr = (usecs << IGB_EITR_INTERVAL_SHIFT) & IGB_EITR_INTERVAL_MASK;
     uint32_t eiac = 0;
     for (unsigned q = 0; q <= p->nqueues; q++) {
-        igb_wr(p, IGB_EITR(q), eitr);
+        nic_wr(p, IGB_EITR(q), eitr);
         eiac |= 1U << q;
     }
     for (unsigned q = 0; q < p->nqueues; q++) {
         uint32_t ent = (uint32_t)(q | IGB_IVAR_VALID);
-        igb_wr(p, IGB_IVAR0(q), ent | (ent << 8)); /* RX q and TX q -> entry q */
+        nic_wr(p, IGB_IVAR0(q), ent | (ent << 8)); /* RX q and TX q -> entry q */
     }
-    igb_wr(p, IGB_IVAR_MISC, (uint32_t)(p->nqueues | IGB_IVAR_VALID) << 8);
-    igb_wr(p, IGB_EIAC, eiac);
-    igb_wr(p, IGB_IMS, IGB_ICR_LSC);
-    igb_wr(p, IGB_EIMS, 1U << p->nqueues); /* link vector always on; queue vectors when armed */
+    nic_wr(p, IGB_IVAR_MISC, (uint32_t)(p->nqueues | IGB_IVAR_VALID) << 8);
+    nic_wr(p, IGB_EIAC, eiac);
+    nic_wr(p, IGB_IMS, IGB_ICR_LSC);
+    nic_wr(p, IGB_EIMS, 1U << p->nqueues); /* link vector always on; queue vectors when armed */
 }
 
 static void igb_irq_arm(struct nic_port *p, unsigned q)
 {
     uint32_t bit = 1U << p->q[q].msix_entry;
-    igb_wr(p, IGB_EICR, bit); /* forget a cause latched while disarmed: the ring is re-checked */
-    igb_wr(p, IGB_EIMS, bit);
+    nic_wr(p, IGB_EICR, bit); /* forget a cause latched while disarmed: the ring is re-checked */
+    nic_wr(p, IGB_EIMS, bit);
 }
 
 static void igb_irq_disarm(struct nic_port *p, unsigned q)
 {
-    igb_wr(p, IGB_EIMC, 1U << p->q[q].msix_entry);
+    nic_wr(p, IGB_EIMC, 1U << p->q[q].msix_entry);
 }
 
 /* Low then high: reading the high half clears the pair (8.19). */
 static uint64_t igb_rd64(struct nic_port *p, uint32_t lo)
 {
-    uint64_t l = igb_rd(p, lo);
-    return l | ((uint64_t)igb_rd(p, lo + 4) << 32);
+    uint64_t l = nic_rd(p, lo);
+    return l | ((uint64_t)nic_rd(p, lo + 4) << 32);
 }
 
 static void igb_accumulate_stats(struct nic_port *p)
 {
     struct nic_hw_stats acc = p->hw, *s = &acc; /* kept only if the device is still there */
-    s->rx_packets += igb_rd(p, IGB_GPRC);
-    s->rx_broadcast += igb_rd(p, IGB_BPRC);
-    s->rx_multicast += igb_rd(p, IGB_MPRC);
+    s->rx_packets += nic_rd(p, IGB_GPRC);
+    s->rx_broadcast += nic_rd(p, IGB_BPRC);
+    s->rx_multicast += nic_rd(p, IGB_MPRC);
     s->rx_bytes += igb_rd64(p, IGB_GORCL);
-    s->rx_missed_errors += igb_rd(p, IGB_MPC);
-    s->rx_no_buffer_count += igb_rd(p, IGB_RNBC);
-    s->rx_crc_errors += igb_rd(p, IGB_CRCERRS);
-    s->rx_undersize += igb_rd(p, IGB_RUC);
-    s->rx_oversize += igb_rd(p, IGB_ROC);
-    s->tx_packets += igb_rd(p, IGB_GPTC);
+    s->rx_missed_errors += nic_rd(p, IGB_MPC);
+    s->rx_no_buffer_count += nic_rd(p, IGB_RNBC);
+    s->rx_crc_errors += nic_rd(p, IGB_CRCERRS);
+    s->rx_undersize += nic_rd(p, IGB_RUC);
+    s->rx_oversize += nic_rd(p, IGB_ROC);
+    s->tx_packets += nic_rd(p, IGB_GPTC);
     s->tx_bytes += igb_rd64(p, IGB_GOTCL);
     for (unsigned q = 0; q < p->nqueues; q++) {
-        s->rx_queue_drops[q] += igb_rd(p, IGB_RXQ_BASE(q) + IGB_RQDPC);
+        s->rx_queue_drops[q] += nic_rd(p, IGB_RXQ_BASE(q) + IGB_RQDPC);
     }
     /* A device that left the bus while we read returned all-ones for counts: drop them (the
      * next presence check finds it gone). */
-    if (igb_rd(p, IGB_STATUS) != IGB_ALL_ONES) {
+    if (nic_rd(p, IGB_STATUS) != NIC_ALL_ONES) {
         p->hw = acc;
     }
 }
 
 static void igb_update_link(struct nic_port *p)
 {
-    uint32_t st = igb_rd(p, IGB_STATUS);
-    if (st == IGB_ALL_ONES) {
+    uint32_t st = nic_rd(p, IGB_STATUS);
+    if (st == NIC_ALL_ONES) {
         return; /* gone since nic.c looked: the next housekeeping says so */
     }
-    (void)igb_rd(p, IGB_ICR); /* clear LSC so the next change raises a new interrupt */
+    (void)nic_rd(p, IGB_ICR); /* clear LSC so the next change raises a new interrupt */
     bool up = (st & IGB_STATUS_LU) != 0;
     uint32_t speed = (st & IGB_STATUS_SPEED_MASK) == IGB_STATUS_SPEED_1000  ? 1000
                      : (st & IGB_STATUS_SPEED_MASK) == IGB_STATUS_SPEED_100 ? 100
@@ -425,10 +329,10 @@ static void igb_housekeeping(struct nic_port *p)
 static void igb_ring_heads(struct nic_port *p, unsigned q, uint32_t *rdh, uint32_t *rdt,
                            uint32_t *tdh, uint32_t *tdt)
 {
-    *rdh = igb_rd(p, IGB_RXQ_BASE(q) + IGB_RDH);
-    *rdt = igb_rd(p, IGB_RXQ_BASE(q) + IGB_RDT);
-    *tdh = igb_rd(p, IGB_TXQ_BASE(q) + IGB_TDH);
-    *tdt = igb_rd(p, IGB_TXQ_BASE(q) + IGB_TDT);
+    *rdh = nic_rd(p, IGB_RXQ_BASE(q) + IGB_RDH);
+    *rdt = nic_rd(p, IGB_RXQ_BASE(q) + IGB_RDT);
+    *tdh = nic_rd(p, IGB_TXQ_BASE(q) + IGB_TDH);
+    *tdt = nic_rd(p, IGB_TXQ_BASE(q) + IGB_TDT);
 }
 
 static void igb_dump_regs(struct nic_port *p)
@@ -446,7 +350,7 @@ static void igb_dump_regs(struct nic_port *p)
 /* igb_present: STATUS reads all-ones once the device has left the bus. */
 static bool igb_present(struct nic_port *p)
 {
-    return igb_rd(p, IGB_STATUS) != IGB_ALL_ONES;
+    return nic_rd(p, IGB_STATUS) != NIC_ALL_ONES;
 }
 
 static int igb_reset_port(struct nic_port *p);
@@ -462,45 +366,16 @@ static const struct nic_ops igb_ops = {
     .reset = igb_reset_port,
 };
 
-/* igb_map_bar0: the register BAR must be an implemented memory BAR of at least 128 KiB. */
-static int igb_map_bar0(struct nic_port *p)
+
+/* The queues' control registers, for nic_release_queues. */
+static uint32_t igb_rxdctl(unsigned q)
 {
-    const struct pci_bar *b = &p->pci->bar[IGB_BAR_MMIO];
-    if (b->io || b->base == 0 || b->size < 0x20000) {
-        kprintf("%s: init failed at BAR0: base 0x%llx size 0x%llx (need memory, >= 128 KiB)\n",
-                p->name, (unsigned long long)b->base, (unsigned long long)b->size);
-        return WS_ERR_DEVICE;
-    }
-    if (vm_map_mmio(b->base, b->size) != WS_OK) {
-        kprintf("%s: init failed at BAR0 mapping 0x%llx\n", p->name, (unsigned long long)b->base);
-        return WS_ERR_NO_MEMORY;
-    }
-    p->bar0 = (uintptr_t)b->base;
-    return WS_OK;
+    return IGB_RXQ_BASE(q) + IGB_RXDCTL;
 }
 
-/* igb_release_queues: after a failed bring-up, stop every queue that was set up (clear
- * ENABLE, bounded wait for it to read 0) and give its buffers back to the cores' pools. */
-static void igb_release_queues(struct nic_port *p)
+static uint32_t igb_txdctl(unsigned q)
 {
-    for (unsigned q = 0; p->q != NULL && q < p->nqueues; q++) {
-        struct nic_queue *nq = &p->q[q];
-        uint32_t rx = IGB_RXQ_BASE(q) + IGB_RXDCTL, tx = IGB_TXQ_BASE(q) + IGB_TXDCTL;
-        if (nq->rx.desc != NULL) {
-            igb_wr(p, rx, igb_rd(p, rx) & ~IGB_RXDCTL_ENABLE);
-            if (igb_wait(p, "RX queue disable (RXDCTL.ENABLE)", rx, IGB_RXDCTL_ENABLE, 0,
-                         IGB_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
-                iring_rx_release(&nq->rx);
-            }
-        }
-        if (nq->tx.desc != NULL) {
-            igb_wr(p, tx, igb_rd(p, tx) & ~IGB_TXDCTL_ENABLE);
-            if (igb_wait(p, "TX queue disable (TXDCTL.ENABLE)", tx, IGB_TXDCTL_ENABLE, 0,
-                         IGB_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
-                iring_tx_release(&nq->tx);
-            }
-        }
-    }
+    return IGB_TXQ_BASE(q) + IGB_TXDCTL;
 }
 
 /*
@@ -517,8 +392,8 @@ static int igb_reset_port(struct nic_port *p)
     err = err ? err : igb_read_mac(p);
     if (err == WS_OK) {
         igb_clear_stats(p);
-        if (igb_rd(p, IGB_STATUS) & IGB_STATUS_LU) {
-            igb_wr(p, IGB_CTRL, igb_rd(p, IGB_CTRL) | IGB_CTRL_SLU);
+        if (nic_rd(p, IGB_STATUS) & IGB_STATUS_LU) {
+            nic_wr(p, IGB_CTRL, nic_rd(p, IGB_CTRL) | IGB_CTRL_SLU);
         } else {
             err = igb_setup_link(p);
         }
@@ -533,16 +408,12 @@ static int igb_reset_port(struct nic_port *p)
 
 int igb_probe(struct pci_dev *d, unsigned ncores)
 {
-    struct nic_port *p = nic_alloc_port();
+    struct nic_port *p;
+    unsigned nq = ncores < IGB_MAX_QUEUES ? ncores : IGB_MAX_QUEUES;
+    int err = nic_hw_begin(d, &igb_ops, nq, IGB_BAR_MMIO, IGB_BAR_MIN_BYTES, &p);
     if (p == NULL) {
-        return WS_ERR_NO_MEMORY;
+        return err;
     }
-    p->pci = d;
-    p->ops = &igb_ops;
-    p->nqueues = ncores < IGB_MAX_QUEUES ? ncores : IGB_MAX_QUEUES;
-    p->q = dma_alloc(p->nqueues * sizeof(struct nic_queue), 64);
-    pci_enable(d);
-    int err = p->q ? igb_map_bar0(p) : WS_ERR_NO_MEMORY;
     err = err ? err : igb_reset(p);
     err = err ? err : igb_read_mac(p);
     for (unsigned q = 0; err == WS_OK && q < p->nqueues; q++) {
@@ -556,13 +427,13 @@ int igb_probe(struct pci_dev *d, unsigned ncores)
         err = igb_init_tx(p);
     }
     err = err ? err : igb_init_rx(p, true);
-    err = err ? err : igb_init_msix(p);
+    err = err ? err : nic_msix_route(p, igb_program_irqs);
     if (err != WS_OK) {
-        if (p->bar0 && igb_rd(p, IGB_STATUS) != IGB_ALL_ONES) {
+        if (p->bar0 && nic_rd(p, IGB_STATUS) != NIC_ALL_ONES) {
             igb_mask_all_irqs(p);
-            igb_wr(p, IGB_RCTL, 0);
-            igb_wr(p, IGB_TCTL, 0);
-            igb_release_queues(p);
+            nic_wr(p, IGB_RCTL, 0);
+            nic_wr(p, IGB_TCTL, 0);
+            nic_release_queues(p, igb_rxdctl, igb_txdctl, IGB_QUEUE_ENABLE_TIMEOUT_US);
         }
         nic_abandon_port(p);
         return err;
@@ -570,3 +441,5 @@ int igb_probe(struct pci_dev *d, unsigned ncores)
     igb_update_link(p);
     return WS_OK;
 }
+
+WS_NIC_DRIVER(igb, .supports = igb_supports, .probe = igb_probe);

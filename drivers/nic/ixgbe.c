@@ -14,10 +14,10 @@
 #include "dma.h"
 #include "drivers/nic/ixgbe_regs.h"
 #include "drivers/nic/nic.h"
+#include "drivers/nic/nic_hw.h"
 #include "err.h"
 #include "irq.h"
 #include "mmio.h"
-#include "drivers/nic/rss.h"
 #include "percpu.h"
 #include "time.h"
 #include "vm.h"
@@ -28,7 +28,6 @@
 #define IXGBE_BAR_MIN_BYTES 0x20000 /* the register space is 128 KiB */
 #define IXGBE_MAX_QUEUES 16         /* RSS alone (MRQC.MRQE = 0001b) spreads over 16 queues */
 #define IXGBE_RAR_ENTRIES 128       /* receive address registers RAL/RAH 0..127 */
-#define IXGBE_ALL_ONES 0xFFFFFFFFU  /* what a read returns once the device is gone */
 #define IXGBE_TX_PTHRESH 32         /* TXDCTL prefetch threshold (see ixgbe_init_tx_queue) */
 #define IXGBE_TX_HTHRESH 1
 #define IXGBE_TX_WTHRESH 1
@@ -56,71 +55,6 @@ static const struct ixgbe_id {
     { IXGBE_DEV_ID_82599_KR, false },           { IXGBE_DEV_ID_82599_BACKPLANE_FCOE, false },
 };
 
-static uint32_t ixgbe_rd(const struct nic_port *p, uint32_t reg)
-{
-    return mmio_read32(p->bar0 + reg);
-}
-
-static void ixgbe_wr(const struct nic_port *p, uint32_t reg, uint32_t v)
-{
-    mmio_write32(p->bar0 + reg, v);
-}
-
-/* ixgbe_set / ixgbe_clear: read-modify-write. Never on a register with clear-on-read or
- * write-1-to-clear bits (EICR, statistics): the write-back would clear what was read. */
-static void ixgbe_set(const struct nic_port *p, uint32_t reg, uint32_t bits)
-{
-    ixgbe_wr(p, reg, ixgbe_rd(p, reg) | bits);
-}
-
-static void ixgbe_clear(const struct nic_port *p, uint32_t reg, uint32_t bits)
-{
-    ixgbe_wr(p, reg, ixgbe_rd(p, reg) & ~bits);
-}
-
-/* ixgbe_fail: the one init-failure message: step, register, value read, what was expected. */
-static int ixgbe_fail(const struct nic_port *p, const char *step, uint32_t reg, uint32_t v,
-                      const char *expected)
-{
-    bool gone = v == IXGBE_ALL_ONES;
-    kprintf("%s: init failed at %s: register 0x%05x = 0x%08x, expected %s%s\n", p->name, step,
-            reg, v, expected, gone ? " (read all-ones: device gone)" : "");
-    return gone ? WS_ERR_DEVICE : WS_ERR_TIMEDOUT;
-}
-
-/* ixgbe_poll: bounded poll until (reg & mask) == want; true if it got there. *last is the
- * final value read; an all-ones read ends the poll at once (it will not change). */
-static bool ixgbe_poll(const struct nic_port *p, uint32_t reg, uint32_t mask, uint32_t want,
-                       uint64_t timeout_us, uint32_t *last)
-{
-    uint64_t deadline = time_deadline_us(timeout_us);
-    for (;;) {
-        uint32_t v = ixgbe_rd(p, reg);
-        *last = v;
-        if (v != IXGBE_ALL_ONES && (v & mask) == want) {
-            return true;
-        }
-        if (v == IXGBE_ALL_ONES || time_after(deadline)) {
-            return false;
-        }
-        cpu_relax();
-    }
-}
-
-/* ixgbe_wait: ixgbe_poll that fails the step with the standard message. */
-static int ixgbe_wait(const struct nic_port *p, const char *step, uint32_t reg, uint32_t mask,
-                      uint32_t want, uint64_t timeout_us)
-{
-    char expected[80];
-    uint32_t v;
-    if (ixgbe_poll(p, reg, mask, want, timeout_us, &v)) {
-        return WS_OK;
-    }
-    snprintf(expected, sizeof(expected), "bits 0x%08x to read 0x%08x within %u us", mask, want,
-             (unsigned)timeout_us);
-    return ixgbe_fail(p, step, reg, v, expected);
-}
-
 /* ixgbe_id: d's entry in ixgbe_ids, or NULL if we do not drive it. */
 static const struct ixgbe_id *ixgbe_id(const struct pci_dev *d)
 {
@@ -143,22 +77,22 @@ bool ixgbe_supports(const struct pci_dev *d)
 /* §4.6.3.1: mask every cause and vector and drop whatever is latched. Before and after reset. */
 static void ixgbe_disable_irqs(struct nic_port *p)
 {
-    ixgbe_wr(p, IXGBE_EIMC, IXGBE_EIMC_ALL_CAUSES);
-    ixgbe_wr(p, IXGBE_EIMC_EX(0), IXGBE_ALL_ONES);
-    ixgbe_wr(p, IXGBE_EIMC_EX(1), IXGBE_ALL_ONES);
-    (void)ixgbe_rd(p, IXGBE_EICR); /* clear-on-read outside MSI-X mode (reset state) */
+    nic_wr(p, IXGBE_EIMC, IXGBE_EIMC_ALL_CAUSES);
+    nic_wr(p, IXGBE_EIMC_EX(0), NIC_ALL_ONES);
+    nic_wr(p, IXGBE_EIMC_EX(1), NIC_ALL_ONES);
+    (void)nic_rd(p, IXGBE_EICR); /* clear-on-read outside MSI-X mode (reset state) */
 }
 
 /* Specification Update "Master Disable Flow": with master requests stuck, flush the transmit
  * path (loopback on, RX off, GCR_EXT.Buffers_Clear_Func for 20 us) before resetting. */
 static void ixgbe_flush_buffers(struct nic_port *p)
 {
-    ixgbe_set(p, IXGBE_HLREG0, IXGBE_HLREG0_LPBK);
-    ixgbe_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-    ixgbe_set(p, IXGBE_GCR_EXT, IXGBE_GCR_EXT_BUFFERS_CLEAR);
+    nic_set(p, IXGBE_HLREG0, IXGBE_HLREG0_LPBK);
+    nic_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+    nic_set(p, IXGBE_GCR_EXT, IXGBE_GCR_EXT_BUFFERS_CLEAR);
     time_delay_us(IXGBE_BUFFERS_CLEAR_US);
-    ixgbe_clear(p, IXGBE_GCR_EXT, IXGBE_GCR_EXT_BUFFERS_CLEAR);
-    ixgbe_clear(p, IXGBE_HLREG0, IXGBE_HLREG0_LPBK);
+    nic_clear(p, IXGBE_GCR_EXT, IXGBE_GCR_EXT_BUFFERS_CLEAR);
+    nic_clear(p, IXGBE_HLREG0, IXGBE_HLREG0_LPBK);
 }
 
 /* §5.2.5.3.2 "Master Disable": stop new DMA and wait for outstanding requests before the reset.
@@ -166,17 +100,17 @@ static void ixgbe_flush_buffers(struct nic_port *p)
  * Specification Update says: flush, then reset twice; *resets says how many resets follow. */
 static int ixgbe_master_disable(struct nic_port *p, unsigned *resets)
 {
-    uint32_t ctrl = ixgbe_rd(p, IXGBE_CTRL), st;
-    if (ctrl == IXGBE_ALL_ONES) {
-        return ixgbe_fail(p, "master disable (CTRL)", IXGBE_CTRL, ctrl, "a readable register");
+    uint32_t ctrl = nic_rd(p, IXGBE_CTRL), st;
+    if (ctrl == NIC_ALL_ONES) {
+        return nic_fail(p, "master disable (CTRL)", IXGBE_CTRL, ctrl, "a readable register");
     }
-    ixgbe_wr(p, IXGBE_CTRL, ctrl | IXGBE_CTRL_GIO_DIS);
+    nic_wr(p, IXGBE_CTRL, ctrl | IXGBE_CTRL_GIO_DIS);
     *resets = 1;
-    if (ixgbe_poll(p, IXGBE_STATUS, IXGBE_STATUS_GIO, 0, IXGBE_MASTER_DISABLE_TIMEOUT_US, &st)) {
+    if (nic_poll(p, IXGBE_STATUS, IXGBE_STATUS_GIO, 0, IXGBE_MASTER_DISABLE_TIMEOUT_US, &st)) {
         return WS_OK;
     }
-    if (st == IXGBE_ALL_ONES) {
-        return ixgbe_fail(p, "master disable (STATUS.GIO)", IXGBE_STATUS, st, "GIO clear");
+    if (st == NIC_ALL_ONES) {
+        return nic_fail(p, "master disable (STATUS.GIO)", IXGBE_STATUS, st, "GIO clear");
     }
     kprintf("%s: note: STATUS.GIO still set %u ms after CTRL.GIO_DIS (STATUS 0x%08x); flushing "
             "and resetting twice\n", p->name, IXGBE_MASTER_DISABLE_TIMEOUT_US / 1000, st);
@@ -195,9 +129,9 @@ static int ixgbe_global_reset(struct nic_port *p, unsigned resets, bool keep_lin
 {
     uint32_t bits = keep_link ? IXGBE_CTRL_RST : IXGBE_CTRL_RST | IXGBE_CTRL_LRST;
     for (unsigned i = 0; i < resets; i++) {
-        ixgbe_set(p, IXGBE_CTRL, bits);
+        nic_set(p, IXGBE_CTRL, bits);
         time_delay_us(IXGBE_RESET_DELAY_US);
-        int err = ixgbe_wait(p, "global reset (CTRL.RST/LRST self-clear)", IXGBE_CTRL,
+        int err = nic_wait(p, "global reset (CTRL.RST/LRST self-clear)", IXGBE_CTRL,
                              IXGBE_CTRL_RST | IXGBE_CTRL_LRST, 0, IXGBE_RESET_TIMEOUT_US);
         if (err != WS_OK) {
             return err;
@@ -212,10 +146,10 @@ static int ixgbe_global_reset(struct nic_port *p, unsigned resets, bool keep_lin
  * 82599 takes its link mode from the EEPROM too. */
 static int ixgbe_wait_eeprom_and_dma(struct nic_port *p)
 {
-    int err = ixgbe_wait(p, "EEPROM auto-read (EEC.ARD)", IXGBE_EEC, IXGBE_EEC_ARD,
+    int err = nic_wait(p, "EEPROM auto-read (EEC.ARD)", IXGBE_EEC, IXGBE_EEC_ARD,
                          IXGBE_EEC_ARD, IXGBE_EEC_ARD_TIMEOUT_US);
     if (err == WS_OK) {
-        err = ixgbe_wait(p, "DMA init (RDRXCTL.DMAIDONE)", IXGBE_RDRXCTL, IXGBE_RDRXCTL_DMAIDONE,
+        err = nic_wait(p, "DMA init (RDRXCTL.DMAIDONE)", IXGBE_RDRXCTL, IXGBE_RDRXCTL_DMAIDONE,
                          IXGBE_RDRXCTL_DMAIDONE, IXGBE_DMAIDONE_TIMEOUT_US);
     }
     return err;
@@ -224,25 +158,16 @@ static int ixgbe_wait_eeprom_and_dma(struct nic_port *p)
 /* The EEPROM loads the port's address into receive address 0 (§8.2.3.7, RAL/RAH). */
 static int ixgbe_read_mac(struct nic_port *p)
 {
-    uint32_t lo = ixgbe_rd(p, IXGBE_RAL(0)), hi = ixgbe_rd(p, IXGBE_RAH(0));
-    for (int i = 0; i < 4; i++) {
-        p->mac[i] = (uint8_t)(lo >> (8 * i));
-    }
-    p->mac[4] = (uint8_t)hi;
-    p->mac[5] = (uint8_t)(hi >> 8);
-    if (lo == IXGBE_ALL_ONES || hi == IXGBE_ALL_ONES) {
-        return ixgbe_fail(p, "MAC address (RAH0)", IXGBE_RAH(0), hi, "a readable register");
-    }
-    if ((lo | (hi & 0xFFFF)) == 0 || (p->mac[0] & 1)) {
-        kprintf("%s: init failed at MAC address: RAL0 0x%08x RAH0 0x%08x (zero or multicast; "
-                "EEPROM not programmed?)\n", p->name, lo, hi);
-        return WS_ERR_DEVICE;
+    uint32_t hi;
+    int err = nic_read_mac(p, IXGBE_RAL(0), IXGBE_RAH(0), &hi);
+    if (err != WS_OK) {
+        return err;
     }
     if (!(hi & IXGBE_RAH_AV)) {
-        ixgbe_wr(p, IXGBE_RAH(0), hi | IXGBE_RAH_AV); /* a good address the filter ignores */
+        nic_wr(p, IXGBE_RAH(0), hi | IXGBE_RAH_AV); /* a good address the filter ignores */
     }
     /* Firmware (manageability) learns that a driver owns the port now (§8.2.3.1.3). */
-    ixgbe_set(p, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_DRV_LOAD);
+    nic_set(p, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_DRV_LOAD);
     return WS_OK;
 }
 
@@ -277,11 +202,11 @@ static const char *ixgbe_link_mode(uint32_t autoc, uint32_t autoc2)
  * while RX and TX are set up, and ixgbe_wait_link waits for it at the end. */
 static int ixgbe_setup_link(struct nic_port *p)
 {
-    uint32_t autoc = ixgbe_rd(p, IXGBE_AUTOC), autoc2 = ixgbe_rd(p, IXGBE_AUTOC2);
+    uint32_t autoc = nic_rd(p, IXGBE_AUTOC), autoc2 = nic_rd(p, IXGBE_AUTOC2);
     uint32_t lms = autoc & IXGBE_AUTOC_LMS_MASK;
 
-    if (autoc == IXGBE_ALL_ONES) {
-        return ixgbe_fail(p, "link setup (AUTOC)", IXGBE_AUTOC, autoc, "a readable register");
+    if (autoc == NIC_ALL_ONES) {
+        return nic_fail(p, "link setup (AUTOC)", IXGBE_AUTOC, autoc, "a readable register");
     }
     if (ixgbe_id(p->pci)->sfp &&
         (lms == IXGBE_AUTOC_LMS_1G_LINK_NO_AN || lms == IXGBE_AUTOC_LMS_1G_AN) &&
@@ -289,7 +214,7 @@ static int ixgbe_setup_link(struct nic_port *p)
         (autoc2 & IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_MASK) == IXGBE_AUTOC2_10G_SFI) {
         autoc = (autoc & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SERIAL;
     }
-    ixgbe_wr(p, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+    nic_wr(p, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
     return WS_OK;
 }
 
@@ -298,17 +223,17 @@ static int ixgbe_setup_link(struct nic_port *p)
 static int ixgbe_wait_link(struct nic_port *p)
 {
     uint32_t links;
-    if (ixgbe_poll(p, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, IXGBE_LINK_UP_TIMEOUT_US,
+    if (nic_poll(p, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, IXGBE_LINK_UP_TIMEOUT_US,
                    &links)) {
         return WS_OK;
     }
-    if (links == IXGBE_ALL_ONES) {
-        return ixgbe_fail(p, "link up (LINKS)", IXGBE_LINKS, links, "a readable register");
+    if (links == NIC_ALL_ONES) {
+        return nic_fail(p, "link up (LINKS)", IXGBE_LINKS, links, "a readable register");
     }
-    uint32_t autoc = ixgbe_rd(p, IXGBE_AUTOC);
+    uint32_t autoc = nic_rd(p, IXGBE_AUTOC);
     kprintf("%s: link down %u ms after setup (LINKS 0x%08x, AUTOC 0x%08x: %s); continuing, "
             "the link is reported when it comes up\n", p->name, IXGBE_LINK_UP_TIMEOUT_US / 1000,
-            links, autoc, ixgbe_link_mode(autoc, ixgbe_rd(p, IXGBE_AUTOC2)));
+            links, autoc, ixgbe_link_mode(autoc, nic_rd(p, IXGBE_AUTOC2)));
     return WS_OK;
 }
 
@@ -326,17 +251,17 @@ static void ixgbe_init_stats(struct nic_port *p)
         for (unsigned b = 0; b < 4; b++) {
             v |= (uint32_t)(4 * i + b) << (8 * b);
         }
-        ixgbe_wr(p, IXGBE_RQSMR(i), v);
+        nic_wr(p, IXGBE_RQSMR(i), v);
     }
     for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-        (void)ixgbe_rd(p, regs[i]);
+        (void)nic_rd(p, regs[i]);
     }
     for (unsigned i = 0; i < IXGBE_PACKET_BUFFERS; i++) {
-        (void)ixgbe_rd(p, IXGBE_MPC(i));
-        (void)ixgbe_rd(p, IXGBE_RNBC(i));
+        (void)nic_rd(p, IXGBE_MPC(i));
+        (void)nic_rd(p, IXGBE_RNBC(i));
     }
     for (unsigned i = 0; i < IXGBE_QSTAT_SETS; i++) {
-        (void)ixgbe_rd(p, IXGBE_QPRDC(i));
+        (void)nic_rd(p, IXGBE_QPRDC(i));
     }
 }
 
@@ -345,31 +270,15 @@ static void ixgbe_init_stats(struct nic_port *p)
 /* ixgbe_alloc_queue: descriptor and software rings for queue q, owned by core q. */
 static int ixgbe_alloc_queue(struct nic_port *p, unsigned q)
 {
-    struct nic_queue *nq = &p->q[q];
-    void *rxd = dma_alloc(IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS), IRING_ALIGN_BYTES);
-    void *txd = dma_alloc(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES);
-    struct pkb **rxsw = dma_alloc(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64);
-    struct pkb **txsw = dma_alloc(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64);
-
-    if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL) {
-        kprintf("%s: init failed at ring allocation for queue %u: out of memory\n", p->name, q);
-        return WS_ERR_NO_MEMORY;
-    }
-    int err = iring_rx_init(&nq->rx, rxd, rxsw, CONFIG_NIC_RX_DESCS, p->bar0 + IXGBE_RDT(q),
-                            nic_pool(q), (uint16_t)q, (uint16_t)p->index);
+    int err = nic_alloc_queue(p, q, IXGBE_RDT(q), IXGBE_TDT(q));
     if (err == WS_OK) {
         /* The 82599's error bits differ from the 82576's (intel_desc.h). */
-        iring_rx_set_err_mask(&nq->rx, IDESC_RX_ERR_FRAME_82599);
+        iring_rx_set_err_mask(&p->q[q].rx, IDESC_RX_ERR_FRAME_82599);
         /* The 82599's RXCSUM has no TCP/UDP enable bit: it checks whenever it can (Linux's
          * ixgbe relies on the same). Only a reported success is trusted, so its UDP
          * zero-checksum erratum (L4E on a datagram without checksum) costs a software check,
          * never a drop. */
-        iring_rx_trust_l4_csum(&nq->rx, IDESC_RX_ERR_82599_L4E);
-        err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, p->bar0 + IXGBE_TDT(q),
-                            (uint16_t)q, (uint16_t)p->index);
-    }
-    if (err != WS_OK) {
-        kprintf("%s: init failed at ring setup for queue %u: %s\n", p->name, q, err_name(err));
+        iring_rx_trust_l4_csum(&p->q[q].rx, IDESC_RX_ERR_82599_L4E);
     }
     return err;
 }
@@ -382,13 +291,13 @@ static int ixgbe_alloc_queue(struct nic_port *p, unsigned q)
  * promiscuous). MCSTCTRL.MFE stays 0, so the multicast table is not consulted. */
 static void ixgbe_init_rx_filters(struct nic_port *p)
 {
-    ixgbe_wr(p, IXGBE_MPSAR_LO(0), 1);
+    nic_wr(p, IXGBE_MPSAR_LO(0), 1);
     for (unsigned i = 1; i < IXGBE_RAR_ENTRIES; i++) {
-        ixgbe_wr(p, IXGBE_RAH(i), 0);
-        ixgbe_wr(p, IXGBE_RAL(i), 0);
+        nic_wr(p, IXGBE_RAH(i), 0);
+        nic_wr(p, IXGBE_RAL(i), 0);
     }
-    uint32_t promisc = CONFIG_MODE_WIRE ? IXGBE_FCTRL_UPE | IXGBE_FCTRL_MPE : 0;
-    ixgbe_wr(p, IXGBE_FCTRL, IXGBE_FCTRL_BAM | promisc);
+    uint32_t promisc = nic_cfg.promiscuous ? IXGBE_FCTRL_UPE | IXGBE_FCTRL_MPE : 0;
+    nic_wr(p, IXGBE_FCTRL, IXGBE_FCTRL_BAM | promisc);
 }
 
 /* §4.6.7: strip the FCS, and say so twice (HLREG0.RXCRCSTRP and RDRXCTL.CRCSTRIP must agree);
@@ -398,10 +307,10 @@ static void ixgbe_init_rx_filters(struct nic_port *p)
  * virtualization wants (§4.6.11). */
 static void ixgbe_init_rx_offloads(struct nic_port *p)
 {
-    uint32_t hl = ixgbe_rd(p, IXGBE_HLREG0);
-    ixgbe_wr(p, IXGBE_HLREG0, (hl | IXGBE_HLREG0_RXCRCSTRP) & ~IXGBE_HLREG0_JUMBOEN);
-    uint32_t rdrx = ixgbe_rd(p, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
-    ixgbe_wr(p, IXGBE_RDRXCTL, rdrx | IXGBE_RDRXCTL_CRCSTRIP | IXGBE_RDRXCTL_RSCACKC |
+    uint32_t hl = nic_rd(p, IXGBE_HLREG0);
+    nic_wr(p, IXGBE_HLREG0, (hl | IXGBE_HLREG0_RXCRCSTRP) & ~IXGBE_HLREG0_JUMBOEN);
+    uint32_t rdrx = nic_rd(p, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
+    nic_wr(p, IXGBE_RDRXCTL, rdrx | IXGBE_RDRXCTL_CRCSTRIP | IXGBE_RDRXCTL_RSCACKC |
                                    IXGBE_RDRXCTL_FCOE_WRFIX);
 }
 
@@ -411,22 +320,15 @@ static void ixgbe_init_rx_offloads(struct nic_port *p)
  * queue too (the table is all zeroes then), so every descriptor carries the hash. */
 static void ixgbe_init_rss(struct nic_port *p)
 {
-    const uint8_t *key = rss_default_key;
     for (unsigned i = 0; i < IXGBE_RSSRK_REGS; i++) {
-        ixgbe_wr(p, IXGBE_RSSRK(i), (uint32_t)key[4 * i] | ((uint32_t)key[4 * i + 1] << 8) |
-                                        ((uint32_t)key[4 * i + 2] << 16) |
-                                        ((uint32_t)key[4 * i + 3] << 24));
+        nic_wr(p, IXGBE_RSSRK(i), nic_rss_key_word(i));
     }
     for (unsigned i = 0; i < IXGBE_RETA_REGS; i++) {
-        uint32_t v = 0;
-        for (unsigned b = 0; b < 4; b++) {
-            v |= (uint32_t)((4 * i + b) % p->nqueues) << (8 * b);
-        }
-        ixgbe_wr(p, IXGBE_RETA(i), v);
+        nic_wr(p, IXGBE_RETA(i), nic_reta_word(i, p->nqueues));
     }
     /* PCSD: the descriptor's checksum field carries the RSS hash instead (RXCSUM). */
-    ixgbe_set(p, IXGBE_RXCSUM, IXGBE_RXCSUM_PCSD);
-    ixgbe_wr(p, IXGBE_MRQC, IXGBE_MRQC_RSSEN | IXGBE_MRQC_RSS_FIELD_IPV4 |
+    nic_set(p, IXGBE_RXCSUM, IXGBE_RXCSUM_PCSD);
+    nic_wr(p, IXGBE_MRQC, IXGBE_MRQC_RSSEN | IXGBE_MRQC_RSS_FIELD_IPV4 |
                                 IXGBE_MRQC_RSS_FIELD_IPV4_TCP | IXGBE_MRQC_RSS_FIELD_IPV4_UDP);
 }
 
@@ -437,20 +339,15 @@ static void ixgbe_init_rss(struct nic_port *p)
  * the ring stays empty (RDT 0) until its own core refills it (nic.c). */
 static int ixgbe_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
 {
-    uint64_t ring = dma_addr((const void *)p->q[q].rx.desc);
-
-    ixgbe_wr(p, IXGBE_RDBAL(q), (uint32_t)ring);
-    ixgbe_wr(p, IXGBE_RDBAH(q), (uint32_t)(ring >> 32));
-    ixgbe_wr(p, IXGBE_RDLEN(q), IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS));
-    ixgbe_wr(p, IXGBE_SRRCTL(q), (PKB_DATA_BYTES >> IXGBE_SRRCTL_BSIZEPKT_SHIFT) |
-                                     IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF | IXGBE_SRRCTL_DROP_EN);
-    ixgbe_wr(p, IXGBE_RDH(q), 0);
-    ixgbe_wr(p, IXGBE_RDT(q), 0);
-    ixgbe_clear(p, IXGBE_DCA_RXCTRL(q), IXGBE_DCA_RXCTRL_BIT12); /* §4.6.7, last step */
-    ixgbe_set(p, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE);
+    nic_ring_base(p, IXGBE_RDBAL(q), IXGBE_RDBAH(q), IXGBE_RDLEN(q), IXGBE_RDH(q), IXGBE_RDT(q),
+                  (const void *)p->q[q].rx.desc, IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS));
+    nic_wr(p, IXGBE_SRRCTL(q), (PKB_DATA_BYTES >> IXGBE_SRRCTL_BSIZEPKT_SHIFT) |
+                                   IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF | IXGBE_SRRCTL_DROP_EN);
+    nic_clear(p, IXGBE_DCA_RXCTRL(q), IXGBE_DCA_RXCTRL_BIT12); /* §4.6.7, last step */
+    nic_set(p, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE);
     char step[48];
     snprintf(step, sizeof(step), "RX queue %u enable (RXDCTL.ENABLE)", q);
-    int err = ixgbe_wait(p, step, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE,
+    int err = nic_wait(p, step, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE,
                          IXGBE_QUEUE_ENABLE_TIMEOUT_US);
     if (err == WS_OK && fill && iring_rx_fill(&p->q[q].rx) == 0) {
         kprintf("%s: init failed at RX queue %u fill: pool of core %u is empty\n", p->name, q, q);
@@ -465,21 +362,21 @@ static int ixgbe_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
 static void ixgbe_enable_rx(struct nic_port *p)
 {
     uint32_t st;
-    ixgbe_set(p, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
-    if (!ixgbe_poll(p, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY,
+    nic_set(p, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
+    if (!nic_poll(p, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY,
                     IXGBE_SECRX_RDY_TIMEOUT_US, &st)) {
         kprintf("%s: note: SECRXSTAT.SECRX_RDY not set (0x%08x); enabling RX anyway\n",
                 p->name, st);
     }
-    ixgbe_set(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-    ixgbe_clear(p, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
+    nic_set(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+    nic_clear(p, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
 }
 
 /* §4.6.7 in the datasheet's order: receive off, filters and offloads, RSS, the queues, the
  * closing CTRL_EXT.NS_DIS (no-snoop off: our buffers are cache-coherent WB memory), then on. */
 static int ixgbe_init_rx(struct nic_port *p, bool fill)
 {
-    ixgbe_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+    nic_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
     ixgbe_init_rx_filters(p);
     ixgbe_init_rx_offloads(p);
     ixgbe_init_rss(p);
@@ -489,7 +386,7 @@ static int ixgbe_init_rx(struct nic_port *p, bool fill)
             return err;
         }
     }
-    ixgbe_set(p, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
+    nic_set(p, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
     ixgbe_enable_rx(p);
     return WS_OK;
 }
@@ -502,20 +399,15 @@ static int ixgbe_init_rx(struct nic_port *p, bool fill)
  * WTHRESH stay within the 40 descriptors the queue caches on chip (Linux uses the same). */
 static int ixgbe_init_tx_queue(struct nic_port *p, unsigned q)
 {
-    uint64_t ring = dma_addr((const void *)p->q[q].tx.desc);
-
-    ixgbe_wr(p, IXGBE_TDBAL(q), (uint32_t)ring);
-    ixgbe_wr(p, IXGBE_TDBAH(q), (uint32_t)(ring >> 32));
-    ixgbe_wr(p, IXGBE_TDLEN(q), IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS));
-    ixgbe_wr(p, IXGBE_TDH(q), 0);
-    ixgbe_wr(p, IXGBE_TDT(q), 0);
-    ixgbe_wr(p, IXGBE_TXDCTL(q), (IXGBE_TX_PTHRESH << IXGBE_TXDCTL_PTHRESH_SHIFT) |
+    nic_ring_base(p, IXGBE_TDBAL(q), IXGBE_TDBAH(q), IXGBE_TDLEN(q), IXGBE_TDH(q), IXGBE_TDT(q),
+                  (const void *)p->q[q].tx.desc, IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS));
+    nic_wr(p, IXGBE_TXDCTL(q), (IXGBE_TX_PTHRESH << IXGBE_TXDCTL_PTHRESH_SHIFT) |
                                      (IXGBE_TX_HTHRESH << IXGBE_TXDCTL_HTHRESH_SHIFT) |
                                      (IXGBE_TX_WTHRESH << IXGBE_TXDCTL_WTHRESH_SHIFT) |
                                      IXGBE_TXDCTL_ENABLE);
     char step[48];
     snprintf(step, sizeof(step), "TX queue %u enable (TXDCTL.ENABLE)", q);
-    return ixgbe_wait(p, step, IXGBE_TXDCTL(q), IXGBE_TXDCTL_ENABLE, IXGBE_TXDCTL_ENABLE,
+    return nic_wait(p, step, IXGBE_TXDCTL(q), IXGBE_TXDCTL_ENABLE, IXGBE_TXDCTL_ENABLE,
                       IXGBE_QUEUE_ENABLE_TIMEOUT_US);
 }
 
@@ -524,10 +416,10 @@ static int ixgbe_init_tx_queue(struct nic_port *p, unsigned q)
  * brackets that layout); DMATXCTL.TE before any queue is enabled; then the queues. */
 static int ixgbe_init_tx(struct nic_port *p)
 {
-    ixgbe_set(p, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
-    ixgbe_set(p, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
-    ixgbe_clear(p, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
-    ixgbe_set(p, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
+    nic_set(p, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
+    nic_set(p, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
+    nic_clear(p, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
+    nic_set(p, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
     for (unsigned q = 0; q < p->nqueues; q++) {
         int err = ixgbe_init_tx_queue(p, q);
         if (err != WS_OK) {
@@ -539,12 +431,6 @@ static int ixgbe_init_tx(struct nic_port *p)
 
 /* ---- §4.6.3.1 / §7.3 interrupts --------------------------------------------------------- */
 
-/* Queue interrupts only wake a halted core: the loop polls. The slot counts them. */
-static void ixgbe_irq_wake(void *arg)
-{
-    (void)arg;
-}
-
 /* EITR from nic.rx_usecs: 2.048 us units in bits 11:3, rounded up so a small nonzero setting
  * still throttles; a setting beyond the field's 1022 us is capped, never wrapped. */
 static uint32_t ixgbe_eitr(void)
@@ -552,25 +438,6 @@ static uint32_t ixgbe_eitr(void)
     uint32_t usecs = CONFIG_NIC_RX_USECS > IXGBE_EITR_MAX_US ? IXGBE_EITR_MAX_US
                                                              : CONFIG_NIC_RX_USECS;
     return (((usecs + 1) / 2) << IXGBE_EITR_ITR_INT_SHIFT) & IXGBE_EITR_ITR_INT_MASK;
-}
-
-/* ixgbe_route_vector: MSI-X entry v -> a fresh IDT vector on `core`, unmasked at the table
- * (the NIC-side EIMS masks still gate it). */
-static int ixgbe_route_vector(struct nic_port *p, unsigned v, unsigned core)
-{
-    char name[IRQ_NAME_BYTES];
-    snprintf(name, sizeof(name), v < p->nqueues ? "%sq%u" : "%slink", p->name, v);
-    int vec = irq_alloc(core, ixgbe_irq_wake, p, name);
-    if (vec < 0 || msix_route(&p->msix, v, percpu_blocks[core].apic_id, (uint8_t)vec)) {
-        kprintf("%s: init failed at MSI-X vector for %s on core %u\n", p->name, name, core);
-        return WS_ERR_NO_MEMORY;
-    }
-    msix_unmask(&p->msix, v);
-    if (v < p->nqueues) {
-        p->q[v].msix_entry = (uint8_t)v;
-        p->q[v].vector = (uint8_t)vec;
-    }
-    return WS_OK;
 }
 
 /* IVAR (§7.3): RX queue q and TX queue q -> vector q; IVAR_MISC byte 1: other causes (link
@@ -583,12 +450,10 @@ static void ixgbe_init_ivar(struct nic_port *p)
             uint32_t ent = (2 * i + half) | IXGBE_IVAR_ALLOC_VAL;
             v |= (ent | (ent << 8)) << (16 * half); /* RX byte, then TX byte */
         }
-        ixgbe_wr(p, IXGBE_IVAR(i), v);
+        nic_wr(p, IXGBE_IVAR(i), v);
     }
-    ixgbe_wr(p, IXGBE_IVAR_MISC, (p->nqueues | IXGBE_IVAR_ALLOC_VAL) << 8);
+    nic_wr(p, IXGBE_IVAR_MISC, (p->nqueues | IXGBE_IVAR_ALLOC_VAL) << 8);
 }
-
-static void ixgbe_program_irqs(struct nic_port *p);
 
 /*
  * §4.6.3.1 / §7.3: MSI-X mode with one vector per queue pair (RX and TX queue q share entry q,
@@ -599,47 +464,23 @@ static void ixgbe_program_irqs(struct nic_port *p);
  * EIMS_EX bit (GPIE.OCD set as Linux does in MSI-X mode); housekeeping clears EICR.LSC itself
  * (write 1), so the next link change raises a new message whatever OCD leaves latched.
  */
-static int ixgbe_init_msix(struct nic_port *p)
-{
-    char why[96];
-    int err = msix_init(&p->msix, p->pci, why, sizeof(why));
-    if (err == WS_OK && p->msix.nvec < p->nqueues + 1) {
-        snprintf(why, sizeof(why), "table has %u entries, need %u", p->msix.nvec, p->nqueues + 1);
-        err = WS_ERR_RANGE;
-    }
-    if (err != WS_OK) {
-        kprintf("%s: init failed at MSI-X: %s\n", p->name, why);
-        return err;
-    }
-    ixgbe_wr(p, IXGBE_GPIE, IXGBE_GPIE_MSIX_MODE | IXGBE_GPIE_PBA_SUPPORT | IXGBE_GPIE_EIAME |
-                                IXGBE_GPIE_OCD);
-    for (unsigned v = 0; v <= p->nqueues; v++) {
-        err = ixgbe_route_vector(p, v, v < p->nqueues ? v : 0);
-        if (err != WS_OK) {
-            return err;
-        }
-    }
-    ixgbe_program_irqs(p);
-    return WS_OK;
-}
-
 /* ixgbe_program_irqs: the NIC's side of the interrupt set-up above (the MSI-X table, in its
  * own BAR, survives CTRL.RST: only these registers need writing again after a reset). */
 static void ixgbe_program_irqs(struct nic_port *p)
 {
     uint32_t queues = 0;
-    ixgbe_wr(p, IXGBE_GPIE, IXGBE_GPIE_MSIX_MODE | IXGBE_GPIE_PBA_SUPPORT | IXGBE_GPIE_EIAME |
+    nic_wr(p, IXGBE_GPIE, IXGBE_GPIE_MSIX_MODE | IXGBE_GPIE_PBA_SUPPORT | IXGBE_GPIE_EIAME |
                                 IXGBE_GPIE_OCD);
     for (unsigned v = 0; v <= p->nqueues; v++) {
-        ixgbe_wr(p, IXGBE_EITR(v), v < p->nqueues ? ixgbe_eitr() : 0);
+        nic_wr(p, IXGBE_EITR(v), v < p->nqueues ? ixgbe_eitr() : 0);
         queues |= v < p->nqueues ? 1U << v : 0;
     }
     ixgbe_init_ivar(p);
-    ixgbe_wr(p, IXGBE_EIAC, queues & IXGBE_EICR_RTX_QUEUE);
-    ixgbe_wr(p, IXGBE_EIAM_EX(0), queues);
-    ixgbe_wr(p, IXGBE_EICR, IXGBE_EIMC_ALL_CAUSES); /* start from no latched cause */
-    ixgbe_wr(p, IXGBE_EIMS, IXGBE_EIMS_LSC);
-    ixgbe_wr(p, IXGBE_EIMS_EX(p->nqueues / 32), 1U << (p->nqueues % 32));
+    nic_wr(p, IXGBE_EIAC, queues & IXGBE_EICR_RTX_QUEUE);
+    nic_wr(p, IXGBE_EIAM_EX(0), queues);
+    nic_wr(p, IXGBE_EICR, IXGBE_EIMC_ALL_CAUSES); /* start from no latched cause */
+    nic_wr(p, IXGBE_EIMS, IXGBE_EIMS_LSC);
+    nic_wr(p, IXGBE_EIMS_EX(p->nqueues / 32), 1U << (p->nqueues % 32));
 }
 
 /* irq_arm / irq_disarm: owning core, adaptive mode. EIMS_EX and EIMC_EX are write-1-to-set
@@ -648,16 +489,16 @@ static void ixgbe_irq_arm(struct nic_port *p, unsigned q)
 {
     unsigned v = p->q[q].msix_entry;
     if (v < 16) {
-        ixgbe_wr(p, IXGBE_EICR, 1U << v); /* forget a cause latched while disarmed: the ring is
+        nic_wr(p, IXGBE_EICR, 1U << v); /* forget a cause latched while disarmed: the ring is
                                            * re-checked after arming */
     }
-    ixgbe_wr(p, IXGBE_EIMS_EX(v / 32), 1U << (v % 32));
+    nic_wr(p, IXGBE_EIMS_EX(v / 32), 1U << (v % 32));
 }
 
 static void ixgbe_irq_disarm(struct nic_port *p, unsigned q)
 {
     unsigned v = p->q[q].msix_entry;
-    ixgbe_wr(p, IXGBE_EIMC_EX(v / 32), 1U << (v % 32));
+    nic_wr(p, IXGBE_EIMC_EX(v / 32), 1U << (v % 32));
 }
 
 /* ---- housekeeping: link and statistics (core 0) ----------------------------------------- */
@@ -665,8 +506,8 @@ static void ixgbe_irq_disarm(struct nic_port *p, unsigned q)
 /* A 36-bit octet counter: low half, then bits 35:32 from the high register (both RC). */
 static uint64_t ixgbe_rd36(const struct nic_port *p, uint32_t lo, uint32_t hi)
 {
-    uint64_t l = ixgbe_rd(p, lo);
-    return l | ((uint64_t)(ixgbe_rd(p, hi) & IXGBE_STAT36_HIGH_MASK) << 32);
+    uint64_t l = nic_rd(p, lo);
+    return l | ((uint64_t)(nic_rd(p, hi) & IXGBE_STAT36_HIGH_MASK) << 32);
 }
 
 /* §8.2.3.23: every register read here is clear-on-read, so each read is the increment since
@@ -676,25 +517,25 @@ static uint64_t ixgbe_rd36(const struct nic_port *p, uint32_t lo, uint32_t hi)
 static void ixgbe_accumulate_stats(struct nic_port *p)
 {
     struct nic_hw_stats acc = p->hw, *s = &acc; /* kept only if the device is still there */
-    s->rx_packets += ixgbe_rd(p, IXGBE_GPRC);
-    s->rx_broadcast += ixgbe_rd(p, IXGBE_BPRC);
-    s->rx_multicast += ixgbe_rd(p, IXGBE_MPRC);
+    s->rx_packets += nic_rd(p, IXGBE_GPRC);
+    s->rx_broadcast += nic_rd(p, IXGBE_BPRC);
+    s->rx_multicast += nic_rd(p, IXGBE_MPRC);
     s->rx_bytes += ixgbe_rd36(p, IXGBE_GORCL, IXGBE_GORCH);
     for (unsigned i = 0; i < IXGBE_PACKET_BUFFERS; i++) {
-        s->rx_missed_errors += ixgbe_rd(p, IXGBE_MPC(i));
-        s->rx_no_buffer_count += ixgbe_rd(p, IXGBE_RNBC(i));
+        s->rx_missed_errors += nic_rd(p, IXGBE_MPC(i));
+        s->rx_no_buffer_count += nic_rd(p, IXGBE_RNBC(i));
     }
-    s->rx_crc_errors += ixgbe_rd(p, IXGBE_CRCERRS);
-    s->rx_undersize += ixgbe_rd(p, IXGBE_RUC);
-    s->rx_oversize += ixgbe_rd(p, IXGBE_ROC);
-    s->tx_packets += ixgbe_rd(p, IXGBE_GPTC);
+    s->rx_crc_errors += nic_rd(p, IXGBE_CRCERRS);
+    s->rx_undersize += nic_rd(p, IXGBE_RUC);
+    s->rx_oversize += nic_rd(p, IXGBE_ROC);
+    s->tx_packets += nic_rd(p, IXGBE_GPTC);
     s->tx_bytes += ixgbe_rd36(p, IXGBE_GOTCL, IXGBE_GOTCH);
     for (unsigned q = 0; q < p->nqueues; q++) {
-        s->rx_queue_drops[q] += ixgbe_rd(p, IXGBE_QPRDC(q)); /* set q = queue q (RQSMR) */
+        s->rx_queue_drops[q] += nic_rd(p, IXGBE_QPRDC(q)); /* set q = queue q (RQSMR) */
     }
     /* A device that left the bus while we read returned all-ones for counts: drop them (the
      * next presence check finds it gone). */
-    if (ixgbe_rd(p, IXGBE_STATUS) != IXGBE_ALL_ONES) {
+    if (nic_rd(p, IXGBE_STATUS) != NIC_ALL_ONES) {
         p->hw = acc;
     }
 }
@@ -707,7 +548,7 @@ static void ixgbe_update_link(struct nic_port *p, uint32_t links)
                      : sp == IXGBE_LINKS_SPEED_1G_82599 ? 1000
                      : sp == IXGBE_LINKS_SPEED_100_82599 ? 100
                                                          : 0;
-    ixgbe_wr(p, IXGBE_EICR, IXGBE_EICR_LSC); /* re-arm the link interrupt (GPIE.OCD: W1C) */
+    nic_wr(p, IXGBE_EICR, IXGBE_EICR_LSC); /* re-arm the link interrupt (GPIE.OCD: W1C) */
     if (up == p->link_up && (!up || speed == p->speed_mbps)) {
         return;
     }
@@ -725,15 +566,15 @@ static void ixgbe_update_link(struct nic_port *p, uint32_t links)
  * removal, a dead link to the slot); nic.c then reports it once and never touches it again. */
 static bool ixgbe_present(struct nic_port *p)
 {
-    return ixgbe_rd(p, IXGBE_STATUS) != IXGBE_ALL_ONES;
+    return nic_rd(p, IXGBE_STATUS) != NIC_ALL_ONES;
 }
 
 /* Core 0: every 100 ms from the loop (kernel/loop.c) and before every `stats` view, on a port
  * nic.c found present. A LINKS read of all-ones (the device left since) changes nothing. */
 static void ixgbe_housekeeping(struct nic_port *p)
 {
-    uint32_t links = ixgbe_rd(p, IXGBE_LINKS);
-    if (links != IXGBE_ALL_ONES) {
+    uint32_t links = nic_rd(p, IXGBE_LINKS);
+    if (links != NIC_ALL_ONES) {
         ixgbe_update_link(p, links);
         ixgbe_accumulate_stats(p);
     }
@@ -742,10 +583,10 @@ static void ixgbe_housekeeping(struct nic_port *p)
 static void ixgbe_ring_heads(struct nic_port *p, unsigned q, uint32_t *rdh, uint32_t *rdt,
                              uint32_t *tdh, uint32_t *tdt)
 {
-    *rdh = ixgbe_rd(p, IXGBE_RDH(q));
-    *rdt = ixgbe_rd(p, IXGBE_RDT(q));
-    *tdh = ixgbe_rd(p, IXGBE_TDH(q));
-    *tdt = ixgbe_rd(p, IXGBE_TDT(q));
+    *rdh = nic_rd(p, IXGBE_RDH(q));
+    *rdt = nic_rd(p, IXGBE_RDT(q));
+    *tdh = nic_rd(p, IXGBE_TDH(q));
+    *tdt = nic_rd(p, IXGBE_TDT(q));
 }
 
 /* Registers for `regs <port>`: configuration and status only. EICR and the statistics are
@@ -785,23 +626,6 @@ static const struct nic_ops ixgbe_ops = {
 
 /* ---- probe ------------------------------------------------------------------------------ */
 
-/* ixgbe_map_bar0: the register BAR must be an implemented memory BAR of at least 128 KiB. */
-static int ixgbe_map_bar0(struct nic_port *p)
-{
-    const struct pci_bar *b = &p->pci->bar[IXGBE_BAR_MMIO];
-    if (b->io || b->base == 0 || b->size < IXGBE_BAR_MIN_BYTES) {
-        kprintf("%s: init failed at BAR0: base 0x%llx size 0x%llx (need memory, >= 128 KiB)\n",
-                p->name, (unsigned long long)b->base, (unsigned long long)b->size);
-        return WS_ERR_DEVICE;
-    }
-    if (vm_map_mmio(b->base, b->size) != WS_OK) {
-        kprintf("%s: init failed at BAR0 mapping 0x%llx\n", p->name, (unsigned long long)b->base);
-        return WS_ERR_NO_MEMORY;
-    }
-    p->bar0 = (uintptr_t)b->base;
-    return WS_OK;
-}
-
 /* §4.6.3 steps 1-4 and the MAC address: everything before the port is configured. */
 static int ixgbe_reset_and_identify(struct nic_port *p, bool keep_link)
 {
@@ -828,7 +652,7 @@ static int ixgbe_configure(struct nic_port *p)
     }
     err = err ? err : ixgbe_init_rx(p, true);
     err = err ? err : ixgbe_init_tx(p);
-    return err ? err : ixgbe_init_msix(p);
+    return err ? err : nic_msix_route(p, ixgbe_program_irqs);
 }
 
 /*
@@ -842,9 +666,9 @@ static int ixgbe_configure(struct nic_port *p)
  */
 static int ixgbe_reset(struct nic_port *p)
 {
-    bool keep_link = (ixgbe_rd(p, IXGBE_LINKS) & IXGBE_LINKS_UP) != 0;
+    bool keep_link = (nic_rd(p, IXGBE_LINKS) & IXGBE_LINKS_UP) != 0;
     int err = ixgbe_reset_and_identify(p, keep_link);
-    if (err == WS_OK && !(keep_link && (ixgbe_rd(p, IXGBE_LINKS) & IXGBE_LINKS_UP))) {
+    if (err == WS_OK && !(keep_link && (nic_rd(p, IXGBE_LINKS) & IXGBE_LINKS_UP))) {
         err = ixgbe_setup_link(p);
     }
     if (err == WS_OK) {
@@ -858,40 +682,28 @@ static int ixgbe_reset(struct nic_port *p)
     return err;
 }
 
-/* ixgbe_quiesce: after a failed bring-up, leave the port silent: no interrupts, no DMA. */
-/* ixgbe_release_queues: stop every queue that was set up (§4.6.7.1 / §4.6.8.1: clear ENABLE
- * and wait for it to read 0, bounded) and only then give its buffers back to the cores' pools:
- * a skipped port must not keep a share of every pool, nor a ring the NIC could still write. */
-static void ixgbe_release_queues(struct nic_port *p)
+/* The queues' control registers, for nic_release_queues (§4.6.7.1 / §4.6.8.1: a queue is
+ * stopped by clearing ENABLE and waiting for it to read 0). */
+static uint32_t ixgbe_rxdctl(unsigned q)
 {
-    for (unsigned q = 0; p->q != NULL && q < p->nqueues; q++) {
-        struct nic_queue *nq = &p->q[q];
-        if (nq->rx.desc != NULL) {
-            ixgbe_clear(p, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE);
-            if (ixgbe_wait(p, "RX queue disable (RXDCTL.ENABLE)", IXGBE_RXDCTL(q),
-                           IXGBE_RXDCTL_ENABLE, 0, IXGBE_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
-                iring_rx_release(&nq->rx);
-            }
-        }
-        if (nq->tx.desc != NULL) {
-            ixgbe_clear(p, IXGBE_TXDCTL(q), IXGBE_TXDCTL_ENABLE);
-            if (ixgbe_wait(p, "TX queue disable (TXDCTL.ENABLE)", IXGBE_TXDCTL(q),
-                           IXGBE_TXDCTL_ENABLE, 0, IXGBE_QUEUE_ENABLE_TIMEOUT_US) == WS_OK) {
-                iring_tx_release(&nq->tx);
-            }
-        }
-    }
+    return IXGBE_RXDCTL(q);
 }
 
+static uint32_t ixgbe_txdctl(unsigned q)
+{
+    return IXGBE_TXDCTL(q);
+}
+
+/* ixgbe_quiesce: after a failed bring-up, leave the port silent: no interrupts, no DMA. */
 static void ixgbe_quiesce(struct nic_port *p)
 {
-    if (p->bar0 == 0 || ixgbe_rd(p, IXGBE_STATUS) == IXGBE_ALL_ONES) {
+    if (p->bar0 == 0 || nic_rd(p, IXGBE_STATUS) == NIC_ALL_ONES) {
         return; /* a device that is gone DMAs nothing more; its buffers stay where they are */
     }
     ixgbe_disable_irqs(p);
-    ixgbe_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-    ixgbe_clear(p, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
-    ixgbe_release_queues(p);
+    nic_clear(p, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+    nic_clear(p, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
+    nic_release_queues(p, ixgbe_rxdctl, ixgbe_txdctl, IXGBE_QUEUE_ENABLE_TIMEOUT_US);
 }
 
 /*
@@ -907,21 +719,17 @@ static void ixgbe_quiesce(struct nic_port *p)
  *   6 statistics                  §4.6.5    RQSMR, clear-on-read reads ixgbe_init_stats
  *   7 receive                     §4.6.7    RXCTRL ... RDT            ixgbe_init_rx
  *   8 transmit                    §4.6.8    HLREG0, DMATXCTL, TXDCTL  ixgbe_init_tx
- *   9 interrupts                  §4.6.3.1  GPIE, IVAR, EITR, EIMS    ixgbe_init_msix
+ *   9 interrupts                  §4.6.3.1  GPIE, IVAR, EITR, EIMS    nic_msix_route
  *     link up (bounded)           §4.6.4    LINKS.LINK_UP             ixgbe_wait_link
  */
 int ixgbe_probe(struct pci_dev *d, unsigned ncores)
 {
-    struct nic_port *p = nic_alloc_port();
+    struct nic_port *p;
+    unsigned nq = ncores < IXGBE_MAX_QUEUES ? ncores : IXGBE_MAX_QUEUES;
+    int err = nic_hw_begin(d, &ixgbe_ops, nq, IXGBE_BAR_MMIO, IXGBE_BAR_MIN_BYTES, &p);
     if (p == NULL) {
-        return WS_ERR_NO_MEMORY;
+        return err;
     }
-    p->pci = d;
-    p->ops = &ixgbe_ops;
-    p->nqueues = ncores < IXGBE_MAX_QUEUES ? ncores : IXGBE_MAX_QUEUES;
-    p->q = dma_alloc(p->nqueues * sizeof(struct nic_queue), 64);
-    pci_enable(d);
-    int err = p->q ? ixgbe_map_bar0(p) : WS_ERR_NO_MEMORY;
     err = err ? err : ixgbe_reset_and_identify(p, false);
     err = err ? err : ixgbe_configure(p);
     err = err ? err : ixgbe_wait_link(p);
@@ -930,6 +738,8 @@ int ixgbe_probe(struct pci_dev *d, unsigned ncores)
         nic_abandon_port(p);
         return err;
     }
-    ixgbe_update_link(p, ixgbe_rd(p, IXGBE_LINKS));
+    ixgbe_update_link(p, nic_rd(p, IXGBE_LINKS));
     return WS_OK;
 }
+
+WS_NIC_DRIVER(ixgbe, .supports = ixgbe_supports, .probe = ixgbe_probe);

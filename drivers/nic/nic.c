@@ -18,8 +18,7 @@
 #include "loop.h"
 #include "mmio.h"
 #include "time.h"
-#include "drivers/nic/igb.h"
-#include "drivers/nic/ixgbe.h"
+#include "drivers/nic/nic_tx.h"
 
 /* A core that has not acknowledged a stop this long after it was asked is named on the console
  * (once per reset): the reset waits for it, as its rings cannot be touched while it might. */
@@ -127,16 +126,30 @@ static void nic_report_port(const struct nic_port *p)
             p->mac[4], p->mac[5], p->link_up ? "up" : "down", p->nqueues, addr);
 }
 
+WS_TABLE_DECLARE(struct nic_driver, ws_nic_drivers);
+
+/* nic_driver_for: the registered driver that drives d, or NULL. */
+static const struct nic_driver *nic_driver_for(const struct pci_dev *d)
+{
+    for (const struct nic_driver *drv = WS_TABLE_BEGIN(ws_nic_drivers);
+         drv < WS_TABLE_END(ws_nic_drivers); drv++) {
+        if (drv->supports(d)) {
+            return drv;
+        }
+    }
+    return NULL;
+}
+
 unsigned nic_probe_all(unsigned ncores)
 {
     for (unsigned i = 0; i < pci_device_count(); i++) {
         struct pci_dev *d = pci_device(i);
-        bool igb = igb_supports(d);
-        if (d->broken || d->claimed || !(igb || ixgbe_supports(d))) {
+        const struct nic_driver *drv = nic_driver_for(d);
+        if (d->broken || d->claimed || drv == NULL) {
             continue;
         }
         d->claimed = true;
-        if ((igb ? igb_probe(d, ncores) : ixgbe_probe(d, ncores)) == 0) {
+        if (drv->probe(d, ncores) == 0) {
             struct nic_port *p = &nic_ports[nic_nports - 1];
             nic_set_address(p);
             for (unsigned q = 0; q < p->nqueues; q++) {
@@ -146,6 +159,25 @@ unsigned nic_probe_all(unsigned ncores)
         }
     }
     return nic_nports;
+}
+
+void nic_tx_pass_end(unsigned core)
+{
+    for (unsigned i = 0; i < nic_nports; i++) {
+        struct nic_port *p = &nic_ports[i];
+        if (nic_tx_queued(core, i)) {
+            nic_tx_flush_port(core, i);
+        } else if (nic_queue_usable(p, core) && iring_tx_in_flight(&p->q[core].tx)) {
+            iring_tx_reclaim(&p->q[core].tx);
+        }
+    }
+}
+
+struct nic_config nic_cfg; /* default: the published RSS key, not promiscuous */
+
+void nic_configure(const struct nic_config *cfg)
+{
+    nic_cfg = *cfg;
 }
 
 /* nic_init_step: per-core packet buffers, then the ports (none without buffers). */

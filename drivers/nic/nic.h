@@ -23,13 +23,43 @@
 #include "drivers/nic/nic_txwd.h"
 #include "drivers/pci/msix.h"
 #include "net/local.h"
-#include "pkb.h"
 #include "param.h"
+#include "pkb.h"
+#include "table.h"
 
 #define NIC_MAX_PORTS WS_MAX_PORTS
 #define NIC_NAME_BYTES 8
 
 struct nic_port;
+
+/*
+ * struct nic_config: what the floors above ask of every port, given once before the ports are
+ * probed (init level INIT_CONFIG); the chip drivers read only this, never an app's settings.
+ */
+struct nic_config {
+    const uint8_t *rss_key; /* RSS_KEY_BYTES (drivers/nic/rss.h); NULL: rss_default_key */
+    bool promiscuous;       /* take every frame, whatever its destination MAC (a bump in the
+                             * wire), instead of ours, broadcast and nothing else */
+};
+
+/* read-only once the ports are probed */
+extern struct nic_config nic_cfg;
+
+/* nic_configure: set nic_cfg. Boot core, before nic_probe_all. */
+void nic_configure(const struct nic_config *cfg);
+
+/* struct nic_driver: a chip driver, found by nic_probe_all in the ws_nic_drivers table. */
+struct nic_driver {
+    const char *name;
+    bool (*supports)(const struct pci_dev *d); /* is d a function this driver drives? */
+    int (*probe)(struct pci_dev *d, unsigned ncores); /* bring it up: 0, or WS_ERR_* */
+};
+
+/* WS_NIC_DRIVER(id, .supports = ..., .probe = ...): register a chip driver. */
+#define WS_NIC_DRIVER(id, ...)                                                                 \
+    static const struct nic_driver nic_driver_##id WS_TABLE_ENTRY(ws_nic_drivers) = {         \
+        .name = #id, __VA_ARGS__                                                               \
+    }
 
 struct nic_ops {
     const char *chip;
@@ -147,6 +177,22 @@ static inline bool nic_queue_usable(const struct nic_port *p, unsigned core)
 {
     return core < p->nqueues && p->q[core].usable;
 }
+
+/*
+ * The burst interface, the one door between apps and the rings (as ixy's rx_batch/tx_batch):
+ * nic_rx_burst takes received frames, drivers/nic/nic_tx.h's nic_tx_queue sends, and
+ * nic_tx_pass_end closes a pass. All on the owning core, for a queue it may use.
+ */
+/* nic_rx_burst: up to max frames off core's RX queue on p, the ring refilled behind them. */
+static inline unsigned nic_rx_burst(struct nic_port *p, unsigned core, struct pkb **out,
+                                    unsigned max)
+{
+    return iring_rx_burst(&p->q[core].rx, out, max);
+}
+
+/* nic_tx_pass_end: every port's batch of this core to its TX ring; a ring that got nothing new
+ * has its completions reclaimed anyway, so buffers do not sit in a quiet ring. */
+void nic_tx_pass_end(unsigned core);
 
 static inline enum nic_port_state nic_port_state(const struct nic_port *p)
 {

@@ -12,7 +12,6 @@
 
 #include "console.h"
 #include "dma.h"
-#include "drivers/nic/igb.h"
 #include "err.h"
 #include "irq.h"
 #include "mmio.h"
@@ -724,19 +723,6 @@ int vm_map_mmio(uint64_t phys, uint64_t len)
     fprintf(stderr, "ixgbe_sim: vm_map_mmio(0x%" PRIx64 ", 0x%" PRIx64 ") is no BAR of ours\n",
             phys, len);
     return WS_ERR_INVAL;
-}
-
-/* No 82576 in this simulation. */
-bool igb_supports(const struct pci_dev *d)
-{
-    (void)d;
-    return false;
-}
-
-int igb_probe(struct pci_dev *d, unsigned ncores)
-{
-    (void)d, (void)ncores;
-    return WS_ERR_NOSYS;
 }
 
 /* --- what every test and fuzz input ends with ---------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * tests/hostsim/sim_platform.c: link-time stand-ins for the hardware-facing pieces the
  * forwarding path needs (see sim.h). What nic_probe_all finds on "PCI" are SIM_PORTS fake
- * functions; igb_probe brings each up the way drivers/nic/igb.c does (port slot, per-core queue
+ * functions; the driver it registers (sim_nic_probe) brings each up the way drivers/nic/igb.c does (port slot, per-core queue
  * rings from dma_alloc over the core's pool, RX ring filled, link up) but with its tail
  * registers in host memory, where the fake NIC of tests/fakes reads them.
  */
@@ -13,8 +13,6 @@
 #include "config.h"
 #include "console.h"
 #include "dma.h"
-#include "drivers/nic/igb.h"
-#include "drivers/nic/ixgbe.h"
 #include "drivers/nic/nic.h"
 #include "err.h"
 #include "tests/hostsim/sim.h"
@@ -149,21 +147,7 @@ void irq_wake_core(unsigned core)
     (void)core;
 }
 
-/* --- drivers/nic/ixgbe.h: no 82599 here (tests/hostsim's model harness drives the real one) -- */
-
-bool ixgbe_supports(const struct pci_dev *d)
-{
-    (void)d;
-    return false;
-}
-
-int ixgbe_probe(struct pci_dev *d, unsigned ncores)
-{
-    (void)d, (void)ncores;
-    return WS_ERR_NOSYS;
-}
-
-/* --- drivers/nic/igb.h: the fake ports ------------------------------------------------------ */
+/* --- the fake ports and their driver ---------------------------------------------------------- */
 
 static void sim_nic_noop(struct nic_port *p, unsigned queue)
 {
@@ -210,7 +194,7 @@ static const struct nic_ops sim_nic_ops = {
     .reset = sim_nic_reset,
 };
 
-bool igb_supports(const struct pci_dev *d)
+static bool sim_nic_supports(const struct pci_dev *d)
 {
     return d >= &sim_pci[0] && d < &sim_pci[SIM_PORTS];
 }
@@ -243,7 +227,7 @@ static int sim_queue_up(struct nic_port *p, unsigned q)
     return iring_rx_fill(&nq->rx) == 0 ? WS_ERR_NO_MEMORY : WS_OK;
 }
 
-int igb_probe(struct pci_dev *d, unsigned ncores)
+static int sim_nic_probe(struct pci_dev *d, unsigned ncores)
 {
     struct nic_port *p = nic_alloc_port();
     if (p == NULL) {
@@ -269,6 +253,8 @@ int igb_probe(struct pci_dev *d, unsigned ncores)
     p->speed_mbps = 10000;
     return WS_OK;
 }
+
+WS_NIC_DRIVER(sim_nic, .supports = sim_nic_supports, .probe = sim_nic_probe);
 
 /* No sink core runs in the simulation: nothing is ever asleep to be kicked. */
 void loop_kick(unsigned core)
