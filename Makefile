@@ -50,7 +50,8 @@ KERNEL_SRCS := \
 	drivers/pci/pci.c drivers/pci/msix.c \
 	drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/nic_test.c drivers/nic/intel_ring.c \
 	drivers/nic/nic_hw.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/rss.c \
-	net/inet.c net/neigh.c net/local.c net/fib.c net/route.c net/nexthop.c net/handoff.c \
+	net/inet.c net/neigh.c net/local.c net/iface.c net/fib.c net/route.c net/nexthop.c \
+	net/handoff.c \
 	apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
 	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
@@ -228,7 +229,8 @@ test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_i
 # (tests/bench/sink_bench.sh) and the fuzzer (tests/fuzz/fuzz_lwip.c) build the same files.
 # lwIP is compiled once into an archive, with our warnings but not as errors (as for the image).
 UNIT_TESTS += test_sink_glue
-SINK_HOST_SRCS := net/handoff.c apps/sink/sink.c apps/sink/basic.c drivers/nic/nic_tx.c \
+SINK_HOST_SRCS := net/handoff.c apps/sink/sink.c apps/sink/basic.c drivers/nic/nic_tx.c net/iface.c \
+	net/inet.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c \
 	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
 LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
@@ -269,7 +271,7 @@ test-model: build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
 HOSTSIM_FRAMES ?= 200000
 HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
 	tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
-	apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c \
+	apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c \
 	drivers/nic/intel_ring.c kernel/pkb.c \
 	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c
 # -iquote, not -I, for kernel/: its time.h must not shadow the C library's <time.h>.
@@ -281,7 +283,7 @@ HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
 	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_platform.c \
 	tests/hostsim/ixgbe_appliance.c tests/hostsim/sim_frames.c \
-	drivers/nic/ixgbe.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/intel_ring.c \
+	drivers/nic/ixgbe.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c \
 	drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
 	net/inet.c drivers/nic/rss.c \
 	kernel/err.c $(IXGBE_MODEL_SRCS)

@@ -1,6 +1,8 @@
 /* net/inet.c: the Internet checksum, RFC 1071. */
 #include "net/inet.h"
 
+#include <stdio.h>
+
 /*
  * Sums 32-bit big-endian words into a 64-bit accumulator and folds at the end. RFC 1071 section
  * 2(B) allows this: 2^16 = 1 (mod 2^16 - 1), so a 32-bit word contributes exactly its two 16-bit
@@ -27,4 +29,11 @@ uint32_t inet_csum_add(uint32_t sum, const uint8_t *p, size_t len)
     acc = (acc & 0xffffffffu) + (acc >> 32);
     acc = (acc & 0xffffffffu) + (acc >> 32);
     return (uint32_t)acc;
+}
+
+char *inet_ipv4_str(char buf[INET_IPV4_STR_BYTES], uint32_t ip)
+{
+    snprintf(buf, INET_IPV4_STR_BYTES, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
+             ip & 255);
+    return buf;
 }

@@ -243,4 +243,8 @@ static inline uint16_t inet_csum_update32(uint16_t hc, uint32_t old_val, uint32_
     return inet_csum_update16(hc, (uint16_t)old_val, (uint16_t)new_val);
 }
 
+/* inet_ipv4_str: ip (host byte order) as dotted quad in buf; returns buf. Any context. */
+#define INET_IPV4_STR_BYTES 16
+char *inet_ipv4_str(char buf[INET_IPV4_STR_BYTES], uint32_t ip);
+
 #endif

@@ -12,6 +12,7 @@
 #include "drivers/nic/nic_tx.h"
 #include "err.h"
 #include "init.h"
+#include "net/iface.h"
 #include "net/inet.h"
 #include "time.h"
 
@@ -81,12 +82,13 @@ static int nexthop_build_fib(void)
     int err = WS_OK;
 
     for (unsigned i = 0; i < nic_port_count() && err == WS_OK; i++) {
-        const struct nic_port *p = nic_port(i);
-        if (p->has_address) {
-            uint32_t m = nexthop_mask(p->ifc.prefix_len);
-            err = nexthop_add(p->ifc.ip & m, p->ifc.prefix_len, 0, (uint8_t)i, NEXTHOP_FORWARD);
-            err = err ? err : nexthop_add(p->ifc.ip, 32, 0, (uint8_t)i, NEXTHOP_LOCAL);
-            err = err ? err : nexthop_add(p->ifc.ip | ~m, 32, 0, (uint8_t)i,
+        const struct net_port *np = net_port(i);
+        if (np->has_address) {
+            const struct net_iface *ifc = &np->ifc;
+            uint32_t m = nexthop_mask(ifc->prefix_len);
+            err = nexthop_add(ifc->ip & m, ifc->prefix_len, 0, (uint8_t)i, NEXTHOP_FORWARD);
+            err = err ? err : nexthop_add(ifc->ip, 32, 0, (uint8_t)i, NEXTHOP_LOCAL);
+            err = err ? err : nexthop_add(ifc->ip | ~m, 32, 0, (uint8_t)i,
                                           NEXTHOP_DIRECTED_BROADCAST);
         }
     }
@@ -125,7 +127,7 @@ static int nexthop_init_step(struct init_ctx *ctx)
     (void)ctx;
     return nexthop_init();
 }
-WS_INIT(nexthop, INIT_NET, true, nexthop_init_step); /* the FIB from the ports and the routes */
+WS_INIT(nexthop, INIT_NET + 10, true, nexthop_init_step); /* the FIB from the ports and the routes */
 
 /* --- resolution (any core) ------------------------------------------------------------------- */
 
@@ -155,7 +157,7 @@ void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_
     a->plen = 4;
     inet_store_be16(a->op, INET_ARP_OP_REQUEST);
     memcpy(a->sha, p->mac, 6);
-    inet_store_be32(a->spa, p->ifc.ip);
+    inet_store_be32(a->spa, net_port(p->index)->ifc.ip);
     inet_store_be32(a->tpa, ip);
     b->len = INET_ETH_MIN_FRAME_BYTES;
     mem->ip = ip;
@@ -200,15 +202,10 @@ bool nexthop_neighbour_known(uint32_t dst)
 
 /* --- console views (console core) ------------------------------------------------------------- */
 
-static void nexthop_print_ip(char *buf, size_t n, uint32_t ip)
-{
-    snprintf(buf, n, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
-}
-
 static void nexthop_cmd_routes(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    char pfx[16], gw[16];
+    char pfx[INET_IPV4_STR_BYTES], gw[INET_IPV4_STR_BYTES];
 
     if (!CONFIG_MODE_ROUTER) {
         kprintf("wire mode: no routes (frames go to the paired port)\n");
@@ -217,15 +214,16 @@ static void nexthop_cmd_routes(int argc, char **argv)
     kprintf("%-18s %-16s %s\n", "prefix", "via", "port");
     for (unsigned i = 0; i < nic_port_count(); i++) {
         const struct nic_port *p = nic_port(i);
-        if (p->has_address) {
-            nexthop_print_ip(pfx, sizeof(pfx), p->ifc.ip & nexthop_mask(p->ifc.prefix_len));
-            kprintf("%s/%-*u %-16s %s\n", pfx, (int)(17 - strlen(pfx)), p->ifc.prefix_len,
+        const struct net_iface *ifc = &net_port(i)->ifc;
+        if (net_port(i)->has_address) {
+            inet_ipv4_str(pfx, ifc->ip & nexthop_mask(ifc->prefix_len));
+            kprintf("%s/%-*u %-16s %s\n", pfx, (int)(17 - strlen(pfx)), ifc->prefix_len,
                     "connected", p->name);
         }
     }
     for (int r = 0; r < CONFIG_NROUTES; r++) {
-        nexthop_print_ip(pfx, sizeof(pfx), nexthop_routes[r].prefix);
-        nexthop_print_ip(gw, sizeof(gw), nexthop_routes[r].gateway);
+        inet_ipv4_str(pfx, nexthop_routes[r].prefix);
+        inet_ipv4_str(gw, nexthop_routes[r].gateway);
         kprintf("%s/%-*u %-16s port%u\n", pfx, (int)(17 - strlen(pfx)), nexthop_routes[r].len,
                 nexthop_routes[r].gateway ? gw : "connected", nexthop_routes[r].port);
     }
@@ -237,11 +235,11 @@ static void nexthop_cmd_arp(int argc, char **argv)
     static struct neigh_snapshot_entry snap[NEIGH_TABLE_ENTRIES]; /* console core only */
     size_t n = neigh_snapshot(&nexthop_neighbours, snap, NEIGH_TABLE_ENTRIES);
     uint64_t now = time_ns();
-    char ip[16];
+    char ip[INET_IPV4_STR_BYTES];
 
     kprintf("%-16s %-17s %s\n", "address", "mac", "age_ms");
     for (size_t i = 0; i < n; i++) {
-        nexthop_print_ip(ip, sizeof(ip), snap[i].ip);
+        inet_ipv4_str(ip, snap[i].ip);
         const uint8_t *m = snap[i].mac;
         kprintf("%-16s %02x:%02x:%02x:%02x:%02x:%02x %llu\n", ip, m[0], m[1], m[2], m[3], m[4],
                 m[5], (unsigned long long)((now - snap[i].updated_ns) / 1000000));

@@ -14,6 +14,7 @@
 #include "loop.h"
 #include "net/fib.h"
 #include "net/handoff.h"
+#include "net/iface.h"
 #include "net/inet.h"
 #include "net/local.h"
 #include "net/neigh.h"
@@ -78,7 +79,8 @@ static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, struct nic
     if (!route_ratelimit_allow(&fc->icmp, now)) {
         st->icmp_ratelimited++;
     } else {
-        n = route_icmp_error(b->data, PKB_DATA_BYTES, b->data, b->len, type, code, in->ifc.ip,
+        n = route_icmp_error(b->data, PKB_DATA_BYTES, b->data, b->len, type, code,
+                             net_port(in->index)->ifc.ip,
                              in->mac, &st->route);
     }
     if (n == 0) {
@@ -98,7 +100,8 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
     uint32_t dst;
     enum route_verdict v = route_ipv4_check_and_decrement(b->data, b->len, &st->route, &dst);
     if (v == ROUTE_TTL_EXPIRED) {
-        fwd_icmp_error(fc, st, in, core, b, 11, 0, now); /* time exceeded in transit */
+        fwd_icmp_error(fc, st, in, core, b, ROUTE_ICMP_TIME_EXCEEDED, ROUTE_ICMP_CODE_TTL_EXCEEDED,
+                       now);
         return;
     }
     if (v != ROUTE_FORWARD) {
@@ -107,7 +110,8 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
     }
     if (nh < 0) {
         st->no_route++;
-        fwd_icmp_error(fc, st, in, core, b, 3, 0, now); /* network unreachable */
+        fwd_icmp_error(fc, st, in, core, b, ROUTE_ICMP_DEST_UNREACH, ROUTE_ICMP_CODE_NET_UNREACH,
+                       now);
         return;
     }
     const struct nexthop *hop = &nexthop_table[nh];
@@ -137,13 +141,14 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
 }
 
 /* fwd_router_frame: to the local stack (ARP, our addresses, everything not IPv4) or routed. */
-static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, struct nic_queue *q,
-                             unsigned core, struct pkb *b, uint64_t now)
+static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned core,
+                             struct pkb *b, uint64_t now)
 {
     struct fwd_stats *st = &fwd_stats[in->index][core];
+    struct net_port *np = net_port(in->index);
     bool ipv4 = b->len >= IP_DST_OFF + 4 &&
                 inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV4;
-    if (ipv4 && in->has_address) {
+    if (ipv4 && np->has_address) {
         /* addressed ports exist only in router mode, which always has a FIB */
         int nh = fib_lookup(nexthop_fib, inet_load_be32(b->data + IP_DST_OFF));
         if (nh < 0 || nexthop_table[nh].kind != NEXTHOP_LOCAL) {
@@ -158,11 +163,12 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, struct ni
     }
     uint16_t out_len = 0;
     enum net_verdict v = NET_DROP;
-    if (!in->has_address) {
-        q->no_address++;
+    struct net_queue_stats *ns = net_queue_stats_of(in->index, core);
+    if (!np->has_address) {
+        ns->no_address++;
     } else {
-        v = net_local_input(&in->ifc, core == 0 ? &nexthop_neighbours : NULL, b->data, b->len,
-                            PKB_DATA_BYTES, &out_len, &q->local, now);
+        v = net_local_input(&np->ifc, core == 0 ? &nexthop_neighbours : NULL, b->data, b->len,
+                            PKB_DATA_BYTES, &out_len, &ns->local, now);
     }
     if (v == NET_REPLY) {
         b->len = out_len;
@@ -220,7 +226,6 @@ unsigned fwd_poll_core(unsigned core)
         if (!nic_queue_usable(p, core)) {
             continue;
         }
-        struct nic_queue *q = &p->q[core];
         unsigned n = nic_rx_burst(p, core, rx, CONFIG_NIC_BURST);
         for (unsigned k = 0; k < n; k++) {
             if (k + 1 < n) {
@@ -229,7 +234,7 @@ unsigned fwd_poll_core(unsigned core)
             if (CONFIG_MODE_WIRE) {
                 fwd_wire_frame(p, core, rx[k]);
             } else {
-                fwd_router_frame(fc, p, q, core, rx[k], now);
+                fwd_router_frame(fc, p, core, rx[k], now);
             }
         }
         total += n;

@@ -4,7 +4,7 @@
  * their first 37 bytes (the cookie); one UDP pcb on the same port carries every UDP stream,
  * told apart by the peer's address and port. The bytes on the wire are iperf3_proto.c's
  * business; this file holds the tests' state, lwIP's callbacks and the deadlines.
- * Spec: ../shared/docs/netperf-iperf3-protocol.md sections 2-4.
+ * Spec: docs/netperf-iperf3-protocol.md sections 2-4.
  *
  * Every callback runs in lwIP's context on the sink core: no locks. A callback that aborts
  * its own pcb must return ERR_ABRT, so every abort goes through iperf3_pcb_drop, which notes

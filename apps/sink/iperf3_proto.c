@@ -1,6 +1,6 @@
 /*
  * apps/sink/iperf3_proto.c: iperf3 3.12 server-side wire protocol, lwIP-free (see the header;
- * spec: ../shared/docs/netperf-iperf3-protocol.md section 2).
+ * spec: docs/netperf-iperf3-protocol.md section 2).
  */
 #include "apps/sink/iperf3_proto.h"
 

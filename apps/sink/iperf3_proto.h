@@ -2,7 +2,7 @@
  * apps/sink/iperf3_proto.h: the iperf3 3.12 wire protocol as the server sees it, without lwIP:
  * the control-stream reader (cookie, state bytes, length-prefixed JSON), the params and results
  * JSON (cJSON), UDP datagram headers, loss and jitter bookkeeping, and send pacing. The spec is
- * ../shared/docs/netperf-iperf3-protocol.md section 2; iperf3 3.12's iperf_api.c, iperf_udp.c
+ * docs/netperf-iperf3-protocol.md section 2; iperf3 3.12's iperf_api.c, iperf_udp.c
  * and iperf_server_api.c are the truth. Pure functions and caller-owned state: host-testable
  * (tests/unit/test_iperf3_proto.c); apps/sink/iperf3.c puts it on lwIP's raw API.
  */

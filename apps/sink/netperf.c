@@ -1,6 +1,6 @@
 /*
  * apps/sink/netperf.c: the netserver (netperf 2.7.0) personality on lwIP's raw API, sink core
- * only. Spec: docs/netperf-iperf3-protocol.md (shared) sections 1, 3 and 4; the messages
+ * only. Spec: docs/netperf-iperf3-protocol.md sections 1, 3 and 4; the messages
  * themselves are built and parsed in netperf_proto.c.
  *
  * One session per control connection (at most CONFIG_SINK_MAX_TESTS; the next one is reset and

@@ -1,7 +1,7 @@
 /*
  * apps/sink/netperf_proto.h: netperf 2.7.0's control messages, the pure part of the
  * netserver personality (no lwIP, host-tested in tests/unit/test_netperf_proto.c).
- * Spec: docs/netperf-iperf3-protocol.md (shared) section 1; the truth is netperf 2.7.0's
+ * Spec: docs/netperf-iperf3-protocol.md section 1; the truth is netperf 2.7.0's
  * nettest_bsd.h (omni_*_struct) and netlib.c (send_response_n, recv_request_n).
  *
  * Every message is exactly 656 bytes: a type word, a serv_errno (or CPU affinity) word and 162

@@ -19,6 +19,8 @@
 #include "irq.h"
 #include "loop.h"
 #include "net/handoff.h"
+#include "net/iface.h"
+#include "net/inet.h"
 #include "net/nexthop.h"
 #include "percpu.h"
 #include "smp.h"
@@ -67,19 +69,24 @@ static const struct stats_counter stats_queue_counters[] = {
        "frames on the TX ring that a port reset (or a dead port) discarded unsent"),
     QC("tx_flushed_forwarded", tx.stats.flushed_forwarded,
        "of `tx_flushed`: forwarded frames"),
-    QC("arp_requests_answered", local.arp_requests_answered,
+};
+
+/* the local stack's counters of the same (port, core): net/iface.h */
+#define NQC(name, field, doc) { name, offsetof(struct net_queue_stats, field), doc }
+static const struct stats_counter stats_netq_counters[] = {
+    NQC("arp_requests_answered", local.arp_requests_answered,
        "ARP requests for our address, answered"),
-    QC("icmp_echo_answered", local.icmp_echo_answered,
+    NQC("icmp_echo_answered", local.icmp_echo_answered,
        "ICMP echo requests to our address, answered"),
-    QC("arp_replies_learned", local.arp_replies_learned,
+    NQC("arp_replies_learned", local.arp_replies_learned,
        "ARP replies to us, sender learned"),
-    QC("arp_gratuitous_learned", local.arp_gratuitous_learned,
+    NQC("arp_gratuitous_learned", local.arp_gratuitous_learned,
        "ARP announcements, sender learned"),
-    QC("ip_passed", local.ip_passed,
+    NQC("ip_passed", local.ip_passed,
        "valid IPv4 for another host that reached the local stack (wire mode has no local stack; the router forwards these first): dropped"),
-    QC("ip_to_sink", local.ip_to_sink,
+    NQC("ip_to_sink", local.ip_to_sink,
        "TCP, UDP and fragments to our address, handed to the sink core (lwIP)"),
-    QC("no_address", no_address,
+    NQC("no_address", no_address,
        "frames on a port with no configured address: dropped"),
 };
 
@@ -282,13 +289,15 @@ static void walk_queue(struct stats_walk *w, const struct nic_port *p, unsigned 
     w->v->attr_u64(w->v, "queue", qi);
     w->v->attr_u64(w->v, "core", qi);
     walk_counter(w, "irqs", stats_queue_irqs(q, qi));
+    const struct net_queue_stats *ns = net_queue_stats_of(p->index, qi);
     walk_table(w, q, stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
+    walk_table(w, ns, stats_netq_counters, NCOUNTERS(stats_netq_counters), "");
     walk_table(w, f, stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
     walk_table(w, nexthop_stats_of(p->index, qi), stats_nexthop_counters,
                NCOUNTERS(stats_nexthop_counters), "");
     for (size_t i = 0; i < net_drop_counter_count; i++) {
         snprintf(name, sizeof(name), "drop_%s", net_drop_counters[i].name);
-        walk_counter(w, name, stats_at(&q->local.drop, net_drop_counters[i].offset));
+        walk_counter(w, name, stats_at(&ns->local.drop, net_drop_counters[i].offset));
     }
     for (size_t i = 0; i < route_drop_counter_count; i++) {
         snprintf(name, sizeof(name), "route_%s", route_drop_counters[i].name);
@@ -778,11 +787,11 @@ void stats_cmd_ports(int argc, char **argv)
             "Mb/s", "queues", "address");
     for (unsigned i = 0; i < nic_port_count(); i++) {
         const struct nic_port *p = nic_port(i);
-        char bdf[16], addr[24] = "-";
-        if (p->has_address) {
-            uint32_t ip = p->ifc.ip;
-            snprintf(addr, sizeof(addr), "%u.%u.%u.%u/%u", ip >> 24, (ip >> 16) & 255,
-                     (ip >> 8) & 255, ip & 255, p->ifc.prefix_len);
+        const struct net_port *np = net_port(i);
+        char bdf[16], addr[24] = "-", ip[INET_IPV4_STR_BYTES];
+        if (np->has_address) {
+            snprintf(addr, sizeof(addr), "%s/%u", inet_ipv4_str(ip, np->ifc.ip),
+                     np->ifc.prefix_len);
         }
         enum nic_port_state st = nic_port_state(p);
         const char *link = st == NIC_PORT_DEAD      ? "dead"
@@ -909,6 +918,7 @@ void stats_cmd_doc(int argc, char **argv)
     doc_begin("queue");
     doc_rows(stats_doc_extra_queue, NCOUNTERS(stats_doc_extra_queue), "");
     doc_rows(stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
+    doc_rows(stats_netq_counters, NCOUNTERS(stats_netq_counters), "");
     doc_end("queue");
     doc_begin("fwd");
     doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");

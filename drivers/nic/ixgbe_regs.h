@@ -2,7 +2,7 @@
  * drivers/nic/ixgbe_regs.h: the Intel 82599 (ixgbe) registers this driver touches, and only those.
  * Offsets and bits from the Intel 82599 10 GbE Controller Datasheet, revision 3.x, chapter 8.2.3
  * ("Device Registers - PF"), and its Specification Update where it changes the datasheet.
- * Hand-written; tests/system/test_ixgbe_regs.py compares every IXGBE_ name here against Linux's
+ * Hand-written; tests/model/test_ixgbe_regs.py compares every IXGBE_ name here against Linux's
  * ixgbe_type.h, so names follow the datasheet mnemonic and, where the datasheet only has a phrase
  * ("PCIe Master Disable"), the short name Linux uses for it.
  *

@@ -95,35 +95,13 @@ int nic_pools_init(unsigned ncores)
     return 0;
 }
 
-static void nic_set_address(struct nic_port *p)
-{
-    static const struct {
-        int has;
-        uint32_t ip;
-        int prefix;
-    } addrs[] = CONFIG_PORT_ADDRESSES;
-
-    memcpy(p->ifc.mac, p->mac, 6);
-    p->ifc.port = (uint16_t)p->index;
-    p->has_address = p->index < sizeof(addrs) / sizeof(addrs[0]) && addrs[p->index].has;
-    if (p->has_address) {
-        p->ifc.ip = addrs[p->index].ip;
-        p->ifc.prefix_len = (uint8_t)addrs[p->index].prefix;
-    }
-}
-
 static void nic_report_port(const struct nic_port *p)
 {
-    char bdf[16], addr[32] = "no address";
-    uint32_t ip = p->ifc.ip;
+    char bdf[16];
 
-    if (p->has_address) {
-        snprintf(addr, sizeof(addr), "address %u.%u.%u.%u/%u", ip >> 24, (ip >> 16) & 255,
-                 (ip >> 8) & 255, ip & 255, p->ifc.prefix_len);
-    }
-    kprintf("%s: %s %s mac %02x:%02x:%02x:%02x:%02x:%02x link %s, %u queues, %s\n", p->name,
+    kprintf("%s: %s %s mac %02x:%02x:%02x:%02x:%02x:%02x link %s, %u queues\n", p->name,
             pci_bdf(p->pci, bdf), p->ops->chip, p->mac[0], p->mac[1], p->mac[2], p->mac[3],
-            p->mac[4], p->mac[5], p->link_up ? "up" : "down", p->nqueues, addr);
+            p->mac[4], p->mac[5], p->link_up ? "up" : "down", p->nqueues);
 }
 
 WS_TABLE_DECLARE(struct nic_driver, ws_nic_drivers);
@@ -151,7 +129,6 @@ unsigned nic_probe_all(unsigned ncores)
         d->claimed = true;
         if (drv->probe(d, ncores) == 0) {
             struct nic_port *p = &nic_ports[nic_nports - 1];
-            nic_set_address(p);
             for (unsigned q = 0; q < p->nqueues; q++) {
                 p->q[q].usable = true; /* running, generation 0 */
             }

@@ -22,7 +22,6 @@
 #include "drivers/nic/intel_ring.h"
 #include "drivers/nic/nic_txwd.h"
 #include "drivers/pci/msix.h"
-#include "net/local.h"
 #include "param.h"
 #include "pkb.h"
 #include "table.h"
@@ -107,8 +106,6 @@ struct nic_queue {
     struct iring_tx tx;
     uint8_t msix_entry; /* MSI-X table entry == EICR bit */
     uint8_t vector;     /* IDT vector on the owning core */
-    struct net_local_stats local; /* ARP/ICMP answered, drops by reason */
-    uint64_t no_address;          /* frames on a port without an address: dropped */
     /* owned by the queue's core: how far it has followed the port's state (nic_core_sync) */
     bool usable;                /* this core may touch the queue pair now */
     volatile uint32_t seen_gen; /* the port's gstate this core has acted on (core 0 reads it) */
@@ -124,8 +121,6 @@ struct nic_port {
     struct msix msix;
     uint8_t mac[6];
     unsigned nqueues;
-    struct net_iface ifc;
-    bool has_address;
     struct nic_queue *q; /* nqueues entries */
 
     /* written by core 0 (housekeeping) */

@@ -10,6 +10,7 @@
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "net/handoff.h"
+#include "net/iface.h"
 #include "net/inet.h"
 #include "net/nexthop.h"
 
@@ -159,12 +160,13 @@ unsigned sink_netif_init(unsigned core)
     sink_core = core;
     for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
         struct nic_port *p = nic_port(i);
-        if (!p->has_address) {
+        struct net_iface *ifc = &net_port(i)->ifc;
+        if (!net_port(i)->has_address) {
             continue;
         }
         ip4_addr_t ip, mask, gw;
-        ip4_addr_set_u32(&ip, lwip_htonl(p->ifc.ip));
-        ip4_addr_set_u32(&mask, lwip_htonl(p->ifc.prefix_len ? ~0U << (32 - p->ifc.prefix_len) : 0));
+        ip4_addr_set_u32(&ip, lwip_htonl(ifc->ip));
+        ip4_addr_set_u32(&mask, lwip_htonl(ifc->prefix_len ? ~0U << (32 - ifc->prefix_len) : 0));
         ip4_addr_set_zero(&gw);
         struct netif *n = netif_add(&sink_netifs[i], &ip, &mask, &gw, p, sink_netif_setup,
                                     ip4_input);
@@ -177,7 +179,7 @@ unsigned sink_netif_init(unsigned core)
         netif_set_up(n);
         netif_set_link_up(n);
         sink_netif_of[i] = n;
-        p->ifc.sink = true; /* from now on the port's cores hand TCP/UDP to us */
+        ifc->sink = true; /* from now on the port's cores hand TCP/UDP to us */
         added++;
     }
     return added;

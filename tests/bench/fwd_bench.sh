@@ -25,7 +25,7 @@ RUNS=${RUNS:-3}
 # The appliance's files (what runs inside fwd_poll_core, and its bring-up), compiled like the
 # firmware (KCFLAGS in the Makefile, less newlib's headers and -nostdinc); the harness, the fake
 # NIC and the platform stand-ins are ordinary host code.
-FW_SRCS="apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/intel_ring.c kernel/pkb.c net/fib.c \
+FW_SRCS="apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c kernel/pkb.c net/fib.c \
 net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c"
 SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
 tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c"

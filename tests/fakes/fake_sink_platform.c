@@ -5,6 +5,7 @@
  * time_delay_us (kernel/time.c), loop_kick (kernel/loop.c), kprintf, kvprintf (kernel/console.c)
  * and panic (kernel/panic.c).
  */
+#include "net/iface.h"
 #include "tests/fakes/fake_sink_platform.h"
 
 #include <stdarg.h>
@@ -70,11 +71,12 @@ static void fsp_port_up(unsigned i, bool has_address, uint32_t ip, uint8_t prefi
     snprintf(p->name, sizeof(p->name), "port%u", i);
     fsp_port_mac(i, p->mac);
     p->nqueues = FSP_CORES;
-    p->has_address = has_address;
-    memcpy(p->ifc.mac, p->mac, 6);
-    p->ifc.ip = has_address ? ip : 0;
-    p->ifc.prefix_len = prefix;
-    p->ifc.port = (uint16_t)i;
+    struct net_port *np = net_port(i); /* what net/iface.c would make of the config */
+    np->has_address = has_address;
+    memcpy(np->ifc.mac, p->mac, 6);
+    np->ifc.ip = has_address ? ip : 0;
+    np->ifc.prefix_len = prefix;
+    np->ifc.port = (uint16_t)i;
     p->q = fsp_alloc(64, FSP_CORES * sizeof(struct nic_queue));
     for (unsigned q = 0; q < FSP_CORES; q++) {
         p->q[q].tx.core = (uint16_t)q;
@@ -237,7 +239,7 @@ enum nexthop_result nexthop_resolve(unsigned core, uint32_t dst, unsigned *port,
         return fsp_hop;
     }
     for (unsigned i = 0; i < FSP_PORTS; i++) {
-        const struct net_iface *ifc = &fsp_ports[i].ifc;
+        const struct net_iface *ifc = &net_port(i)->ifc;
         uint32_t mask = ifc->prefix_len ? ~0U << (32 - ifc->prefix_len) : 0;
         if (ifc->ip != 0 && (dst & mask) == (ifc->ip & mask) && dst != ifc->ip &&
             (dst & ~mask) != ~mask) {

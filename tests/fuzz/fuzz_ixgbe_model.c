@@ -56,6 +56,7 @@
 #include "apps/fwd/fwd.h"
 #include "config.h"
 #include "drivers/nic/nic.h"
+#include "net/iface.h"
 #include "net/neigh.h"
 #include "net/nexthop.h"
 #include "tests/fuzz/fuzz.h"
@@ -583,10 +584,11 @@ FUZZ_UNTRACED static void fz_check_books(void)
         uint64_t consumed = 0, completions = 0;
         for (unsigned c = 0; c < FZ_CORES; c++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
+            const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t outcomes = st->forwarded + fz_fwd_drops(st) +
-                                route_frame_drops_total(&st->route) + net_local_total(&q->local) +
-                                q->no_address;
+                                route_frame_drops_total(&st->route) + net_local_total(&ns->local) +
+                                ns->no_address;
             FUZZ_CHECK(q->rx.stats.packets == outcomes);
             FUZZ_CHECK(q->tx.stats.ring_full == 0 && q->tx.stats.bad_len == 0);
             FUZZ_CHECK(q->tx.stats.flushed == 0 && q->rx.stats.flushed == 0);
@@ -595,7 +597,7 @@ FUZZ_UNTRACED static void fz_check_books(void)
             fwd += st->forwarded;
             tx_fwd += q->tx.stats.forwarded;
             generated += nexthop_stats_of(p, c)->arp_requests_sent + st->icmp_errors_sent +
-                         q->local.arp_requests_answered + q->local.icmp_echo_answered;
+                         ns->local.arp_requests_answered + ns->local.icmp_echo_answered;
         }
         struct ixgbe_model_counters mc;
         ixgbe_model_counters(xs_port(p)->m, &mc);
@@ -647,12 +649,13 @@ static void fz_report(void)
     for (unsigned p = 0; p < XS_PORTS; p++) {
         for (unsigned c = 0; c < FZ_CORES; c++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
+            const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             pk += q->rx.stats.packets;
             err += q->rx.stats.errors;
             ovs += q->rx.stats.oversize;
             fwd += st->forwarded;
-            local += net_local_total(&q->local);
+            local += net_local_total(&ns->local);
             drops += fz_fwd_drops(st) + route_frame_drops_total(&st->route);
             tx += q->tx.stats.packets;
         }

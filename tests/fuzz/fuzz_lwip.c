@@ -53,6 +53,7 @@
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
 #include "net/handoff.h"
+#include "net/iface.h"
 #include "net/inet.h"
 #include "net/local.h"
 #include "net/lwip-port/sink_netif.h"
@@ -109,7 +110,7 @@ static void fz_output(struct fz *z)
             FUZZ_CHECK((s.frag & 0x3fff) != 0 || s.l4_csum_ok || echo_reply);
             /* From one of our addresses (not necessarily the egress port's: the FIB picks the
              * port towards the destination, whichever address the datagram came to). */
-            FUZZ_CHECK(s.src == nic_port(0)->ifc.ip || s.src == nic_port(1)->ifc.ip);
+            FUZZ_CHECK(s.src == net_port(0)->ifc.ip || s.src == net_port(1)->ifc.ip);
             FUZZ_CHECK(port[i] < FSP_PORTS);
             for (unsigned c = 0; c < 2; c++) {
                 struct sink_tcp *t = &z->conn[c];
@@ -149,9 +150,8 @@ static void fz_hand(struct fz *z, unsigned core, struct pkb *b)
     if (b == NULL) {
         return; /* the core's pool is empty: the NIC would have had no buffer either */
     }
-    struct nic_port *in = nic_port(b->port);
     uint16_t out_len = 0;
-    enum net_verdict v = net_local_input(&in->ifc, NULL, b->data, b->len, PKB_DATA_BYTES,
+    enum net_verdict v = net_local_input(&net_port(b->port)->ifc, NULL, b->data, b->len, PKB_DATA_BYTES,
                                          &out_len, &z->local[core], fsp_clock_ns());
     if (v == NET_SINK) {
         handoff_to_sink(core, b);

@@ -69,6 +69,7 @@
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
+#include "net/iface.h"
 #include "net/lwip-port/sink_netif.h"
 #include "percpu.h"
 #include "tests/fakes/fake_sink_platform.h"
@@ -168,7 +169,7 @@ static void fz_output(struct fz *z)
             FUZZ_CHECK(sink_peer_parse(b[i]->data, b[i]->len, &s));
             FUZZ_CHECK(s.ip_csum_ok);
             FUZZ_CHECK((s.frag & 0x3fff) != 0 || s.l4_csum_ok);
-            FUZZ_CHECK(s.src == nic_port(0)->ifc.ip && s.dst == FZ_CLIENT && port[i] == 0);
+            FUZZ_CHECK(s.src == net_port(0)->ifc.ip && s.dst == FZ_CLIENT && port[i] == 0);
             for (unsigned c = 0; c < FZ_CONNS; c++) {
                 struct fz_conn *k = &z->conn[c];
                 if (k->open && sink_tcp_input(&k->tcp, &s)) {

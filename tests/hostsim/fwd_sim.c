@@ -22,6 +22,7 @@
 
 #include "apps/fwd/fwd.h"
 #include "drivers/nic/nic.h"
+#include "net/iface.h"
 #include "net/nexthop.h"
 #include "tests/hostsim/fwd_sim.h"
 
@@ -212,7 +213,7 @@ static void sim_resolve_neighbours(struct sim *s)
     sim_expect(s, "setup: arp_unresolved on the probe's core",
                fwd_stats_of(0, probe_q)->arp_unresolved, 1);
     sim_expect(s, "setup: B's reply learned by core 0",
-               nic_port(1)->q[0].local.arp_replies_learned, 1);
+               net_queue_stats_of(1, 0)->local.arp_replies_learned, 1);
 }
 
 /* sim_run: the stream. Each pass injects a pseudo-random share of up to two bursts per queue,
@@ -313,13 +314,13 @@ static bool sim_bring_up(struct sim *s)
 {
     sim_platform_init(s->quiet);
     if (nic_pools_init(s->ncores) != 0 || nic_probe_all(s->ncores) != SIM_PORTS ||
-        nexthop_init() != 0 || fwd_init(s->ncores) != 0) {
+        net_iface_init() != 0 || nexthop_init() != 0 || fwd_init(s->ncores) != 0) {
         sim_fail(s, "bring-up failed (see the fw| lines)");
         return false;
     }
     if (CONFIG_MODE_ROUTER &&
-        (!nic_port(0)->has_address || nic_port(0)->ifc.ip != SIM_IP_PORT0 ||
-         !nic_port(1)->has_address || nic_port(1)->ifc.ip != SIM_IP_PORT1)) {
+        (!net_port(0)->has_address || net_port(0)->ifc.ip != SIM_IP_PORT0 ||
+         !net_port(1)->has_address || net_port(1)->ifc.ip != SIM_IP_PORT1)) {
         sim_fail(s, "config/default.conf's port addresses changed: update tests/hostsim");
         return false;
     }

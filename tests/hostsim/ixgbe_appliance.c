@@ -8,6 +8,7 @@
 
 #include "apps/fwd/fwd.h"
 #include "drivers/nic/nic.h"
+#include "net/iface.h"
 #include "net/nexthop.h"
 
 unsigned xs_appliance_boot(unsigned ncores, const char **failed)
@@ -18,6 +19,7 @@ unsigned xs_appliance_boot(unsigned ncores, const char **failed)
         return 0;
     }
     unsigned n = nic_probe_all(ncores);
+    net_iface_init();
     if (nexthop_init() != 0) {
         *failed = "nexthop_init";
     } else if (fwd_init(ncores) != 0) {

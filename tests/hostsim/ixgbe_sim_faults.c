@@ -20,6 +20,7 @@
 #include "config.h"
 #include "drivers/nic/nic.h"
 #include "drivers/nic/rss.h"
+#include "net/iface.h"
 #include "tests/hostsim/ixgbe_sim.h"
 #include "tests/model/ixgbe_model_int.h"
 
@@ -131,10 +132,11 @@ static void xs_books(struct xs_books *b)
     for (unsigned p = 0; p < XS_PORTS; p++) {
         for (unsigned c = 0; c < XS_CORES; c++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
+            const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t out = st->forwarded + xs_fwd_drops(st) +
-                           route_frame_drops_total(&st->route) + net_local_total(&q->local) +
-                           q->no_address;
+                           route_frame_drops_total(&st->route) + net_local_total(&ns->local) +
+                           ns->no_address;
             XS_CHECK(out == q->rx.stats.packets, "port%u core %u: %" PRIu64 " received, %" PRIu64
                      " outcomes", p, c, q->rx.stats.packets, out);
             xs_expect("ring errors", q->rx.stats.errors, 0);

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "drivers/nic/nic.h"
 #include "drivers/nic/rss.h"
+#include "net/iface.h"
 #include "net/nexthop.h"
 #include "tests/hostsim/ixgbe_sim.h"
 #include "tests/model/ixgbe_model_int.h"
@@ -330,10 +331,10 @@ static void xs_ping_port(unsigned port, const uint8_t *hmac, unsigned *replies_o
     uint64_t echo_before[XS_NQ], tx_before[XS_NQ], want_echo[XS_NQ] = { 0 };
 
     XS_CHECK(xs_arp_exchange(port, pip, hmac, hip), "port%u: ARP", port);
-    XS_CHECK(p->q[0].local.arp_requests_answered == 1, "port%u: the ARP request was not "
+    XS_CHECK(net_queue_stats_of(p->index, 0)->local.arp_requests_answered == 1, "port%u: the ARP request was not "
              "answered on queue 0 (ARP is not hashed)", port);
     for (unsigned q = 0; q < XS_NQ; q++) {
-        echo_before[q] = p->q[q].local.icmp_echo_answered;
+        echo_before[q] = net_queue_stats_of(p->index, q)->local.icmp_echo_answered;
         tx_before[q] = p->q[q].tx.stats.packets;
     }
     unsigned ok = 0;
@@ -358,7 +359,7 @@ static void xs_ping_port(unsigned port, const uint8_t *hmac, unsigned *replies_o
     /* Answered by the core RSS picked, out of that core's own TX queue. */
     for (unsigned q = 0; q < XS_NQ; q++) {
         xs_expect("echo answered on the RSS queue's core",
-                  p->q[q].local.icmp_echo_answered - echo_before[q], want_echo[q]);
+                  net_queue_stats_of(p->index, q)->local.icmp_echo_answered - echo_before[q], want_echo[q]);
         xs_expect("TX completions on that core's queue", p->q[q].tx.stats.packets - tx_before[q],
                   want_echo[q]);
     }
@@ -459,7 +460,7 @@ void xs_stream_neighbours(void)
     xs_expect("setup: ARP replies to host A", s->p0_arp_replies, 1);
     xs_expect("setup: ARP requests for host B", s->p1_arp_requests, 1);
     xs_expect("setup: probes forwarded once B was known", s->p1_probes, 1);
-    xs_expect("setup: B's reply learned by core 0", nic_port(1)->q[0].local.arp_replies_learned,
+    xs_expect("setup: B's reply learned by core 0", net_queue_stats_of(1, 0)->local.arp_replies_learned,
               1);
 }
 
@@ -470,10 +471,11 @@ static void xs_stream_books(uint64_t fwd_total[XS_PORTS], uint64_t arp_req)
     for (unsigned p = 0; p < XS_PORTS; p++) {
         for (unsigned c = 0; c < XS_CORES; c++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
+            const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t out = st->forwarded + xs_fwd_drops(st) +
-                           route_frame_drops_total(&st->route) + net_local_total(&q->local) +
-                           q->no_address;
+                           route_frame_drops_total(&st->route) + net_local_total(&ns->local) +
+                           ns->no_address;
             XS_CHECK(out == q->rx.stats.packets, "port%u core %u: %" PRIu64 " received, %" PRIu64
                      " outcomes", p, c, q->rx.stats.packets, out);
             xs_expect("ring errors", q->rx.stats.errors, 0);
@@ -485,7 +487,7 @@ static void xs_stream_books(uint64_t fwd_total[XS_PORTS], uint64_t arp_req)
             txf[p] += q->tx.stats.forwarded;
             txd[p] += q->tx.stats.packets;
             rxp[p] += q->rx.stats.packets;
-            replies += q->local.arp_requests_answered + q->local.icmp_echo_answered;
+            replies += ns->local.arp_requests_answered + ns->local.icmp_echo_answered;
         }
     }
     for (unsigned p = 0; p < XS_PORTS; p++) {

@@ -10,6 +10,7 @@
 
 #include "apps/fwd/fwd.h"
 #include "drivers/nic/nic.h"
+#include "net/iface.h"
 #include "net/nexthop.h"
 #include "tests/hostsim/fwd_sim.h"
 
@@ -38,10 +39,11 @@ void sim_books(struct sim *s, struct sim_totals *t)
     for (unsigned p = 0; p < SIM_PORTS; p++) {
         for (unsigned c = 0; c < s->ncores; c++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
+            const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct sim_queue *sq = sim_queue(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t out = st->forwarded + sim_fwd_drops(st) + route_frame_drops_total(&st->route) +
-                           net_local_total(&q->local) + q->no_address;
+                           net_local_total(&ns->local) + ns->no_address;
             if (out != q->rx.stats.packets) {
                 sim_fail(s, "port%u core %u: %" PRIu64 " frames received but %" PRIu64
                          " outcomes counted", p, c, q->rx.stats.packets, out);
@@ -57,13 +59,13 @@ void sim_books(struct sim *s, struct sim_totals *t)
             t->forwarded[p] += st->forwarded;
             t->fwd_drops += sim_fwd_drops(st);
             t->route_drops += route_frame_drops_total(&st->route);
-            t->local += net_local_total(&q->local);
-            t->no_address += q->no_address;
+            t->local += net_local_total(&ns->local);
+            t->no_address += ns->no_address;
             t->arp_requests_sent += nexthop_stats_of(p, c)->arp_requests_sent;
             t->icmp_sent += st->icmp_errors_sent;
             t->icmp_limited += st->icmp_ratelimited;
             t->alloc_fail += nexthop_stats_of(p, c)->alloc_fail;
-            t->replies += q->local.arp_requests_answered + q->local.icmp_echo_answered;
+            t->replies += ns->local.arp_requests_answered + ns->local.icmp_echo_answered;
             t->tx_done[p] += q->tx.stats.packets;
             t->tx_forwarded[p] += q->tx.stats.forwarded;
             t->tx_wire[p] += sq->ntx.frames;
@@ -75,7 +77,7 @@ void sim_books(struct sim *s, struct sim_totals *t)
             t->arp_unresolved += st->arp_unresolved;
             sim_add_counters((uint64_t *)&t->route, (const uint64_t *)&st->route,
                              sizeof(t->route));
-            sim_add_counters((uint64_t *)&t->local_drop, (const uint64_t *)&q->local.drop,
+            sim_add_counters((uint64_t *)&t->local_drop, (const uint64_t *)&ns->local.drop,
                              sizeof(t->local_drop));
         }
     }

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_iperf3_proto.c: the iperf3 server's wire protocol without lwIP, against the
- * captures in ../shared/docs/netperf-iperf3-protocol.md (appendix B) and iperf3 3.12's own
+ * captures in docs/netperf-iperf3-protocol.md (appendix B) and iperf3 3.12's own
  * bookkeeping (iperf_udp_recv, get_results).
  */
 #include <setjmp.h>
