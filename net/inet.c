@@ -37,3 +37,20 @@ char *inet_ipv4_str(char buf[INET_IPV4_STR_BYTES], uint32_t ip)
              ip & 255);
     return buf;
 }
+
+void inet_ipv4_header(uint8_t *ip, uint8_t tos, uint16_t total_len, uint8_t proto, uint32_t src,
+                      uint32_t dst)
+{
+    struct inet_ipv4_hdr *h = (struct inet_ipv4_hdr *)ip;
+    h->ver_ihl = 0x45;
+    h->tos = tos;
+    inet_store_be16(h->total_len, total_len);
+    inet_store_be16(h->id, 0);
+    inet_store_be16(h->frag, INET_IPV4_FLAG_DF);
+    h->ttl = INET_IPV4_DEFAULT_TTL;
+    h->proto = proto;
+    inet_store_be16(h->csum, 0);
+    inet_store_be32(h->src, src);
+    inet_store_be32(h->dst, dst);
+    inet_store_be16(h->csum, inet_checksum(ip, INET_IPV4_HDR_BYTES));
+}

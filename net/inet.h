@@ -243,6 +243,17 @@ static inline uint16_t inet_csum_update32(uint16_t hc, uint32_t old_val, uint32_
     return inet_csum_update16(hc, (uint16_t)old_val, (uint16_t)new_val);
 }
 
+/*
+ * inet_ipv4_header: a fresh 20-byte IPv4 header at ip for a datagram the appliance originates
+ * (echo replies, ICMP errors), checksum included. ID 0 with DF set makes it an atomic datagram,
+ * whose ID carries no meaning (RFC 6864 section 4.1), so no per-core ID state is needed; with
+ * DF clear a constant ID could get fragments of different datagrams reassembled together. DF
+ * costs nothing real: what we originate is at most 576 bytes or a reply no larger than its
+ * request. TTL 64 as IANA recommends. total_len, src and dst in host byte order.
+ */
+void inet_ipv4_header(uint8_t *ip, uint8_t tos, uint16_t total_len, uint8_t proto, uint32_t src,
+                      uint32_t dst);
+
 /* inet_ipv4_str: ip (host byte order) as dotted quad in buf; returns buf. Any context. */
 #define INET_IPV4_STR_BYTES 16
 char *inet_ipv4_str(char buf[INET_IPV4_STR_BYTES], uint32_t ip);

@@ -204,25 +204,6 @@ static enum net_verdict local_arp_input(struct local_ctx *c)
 
 /* --- ICMP echo (RFC 792; RFC 1122 section 3.2.2.6) -------------------------------------------- */
 
-/* A fresh 20-byte header for a datagram we originate. DF set and ID 0: the reply is an atomic
- * datagram, whose ID carries no meaning (RFC 6864 section 4.1); TTL 64 as IANA recommends. */
-static void local_ipv4_header(uint8_t *ip, uint8_t tos, uint16_t total_len, uint8_t proto,
-                              uint32_t src, uint32_t dst)
-{
-    struct inet_ipv4_hdr *h = (struct inet_ipv4_hdr *)ip;
-    h->ver_ihl = 0x45;
-    h->tos = tos;
-    inet_store_be16(h->total_len, total_len);
-    inet_store_be16(h->id, 0);
-    inet_store_be16(h->frag, INET_IPV4_FLAG_DF);
-    h->ttl = INET_IPV4_DEFAULT_TTL;
-    h->proto = proto;
-    inet_store_be16(h->csum, 0);
-    inet_store_be32(h->src, src);
-    inet_store_be32(h->dst, dst);
-    inet_store_be16(h->csum, inet_checksum(ip, INET_IPV4_HDR_BYTES));
-}
-
 static bool local_all_zero(const uint8_t *p, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -269,7 +250,7 @@ static enum net_verdict local_icmp_echo_reply(struct local_ctx *c, uint8_t *ip, 
     e->type = INET_ICMP_ECHO_REPLY;
     inet_store_be16(e->csum, csum);
 
-    local_ipv4_header(ip, tos, (uint16_t)ip_len, INET_PROTO_ICMP, c->ifc->ip, requester);
+    inet_ipv4_header(ip, tos, (uint16_t)ip_len, INET_PROTO_ICMP, c->ifc->ip, requester);
     local_eth_turn_around(c, ((struct inet_eth_hdr *)c->frame)->src);
     c->st->icmp_echo_answered++;
     return local_reply_finish(c, reply_len);

@@ -312,30 +312,6 @@ static uint64_t *route_icmp_suppression(struct route_drop_stats *st, const uint8
 }
 
 /*
- * The error's IPv4 header. ID 0 with DF set makes it an atomic datagram, whose ID carries no
- * meaning (RFC 6864 section 4.1), so no per-core ID state is needed; with DF clear a constant
- * ID could get fragments of different errors reassembled together. DF costs nothing real: the
- * datagram is at most 576 bytes, which every IPv4 path is expected to carry (RFC 791 and RFC
- * 1122 3.3.3), and an error lost on an odd smaller link is a loss ICMP already tolerates.
- * TTL 64 as IANA recommends. Same choices as net/local.c's echo replies.
- */
-static void route_icmp_ip_header(uint8_t *ip, uint16_t total_len, uint32_t src, uint32_t dst)
-{
-    struct inet_ipv4_hdr *h = (struct inet_ipv4_hdr *)ip;
-    h->ver_ihl = 0x45;
-    h->tos = ROUTE_ICMP_ERROR_TOS;
-    inet_store_be16(h->total_len, total_len);
-    inet_store_be16(h->id, 0);
-    inet_store_be16(h->frag, INET_IPV4_FLAG_DF);
-    h->ttl = INET_IPV4_DEFAULT_TTL;
-    h->proto = INET_PROTO_ICMP;
-    inet_store_be16(h->csum, 0);
-    inet_store_be32(h->src, src);
-    inet_store_be32(h->dst, dst);
-    inet_store_be16(h->csum, inet_checksum(ip, INET_IPV4_HDR_BYTES));
-}
-
-/*
  * Lay out the error in out. Everything needed from in_frame is read first and the quote is
  * moved with memmove, so out may overlap in_frame (even be it). The quote is the datagram as
  * received, from its header on (RFC 1812 4.3.2.3: identical but for forwarding's own changes,
@@ -361,8 +337,8 @@ static uint16_t route_icmp_build(uint8_t *out, const uint8_t *in_frame, uint16_t
     memset(icmp + 2, 0, ROUTE_ICMP_ERROR_HDR_BYTES - 2);
     inet_store_be16(icmp + 2, inet_checksum(icmp, icmp_len));
 
-    route_icmp_ip_header(out + ROUTE_IP_OFFSET, (uint16_t)(INET_IPV4_HDR_BYTES + icmp_len), our_ip,
-                         peer_ip);
+    inet_ipv4_header(out + ROUTE_IP_OFFSET, ROUTE_ICMP_ERROR_TOS,
+                     (uint16_t)(INET_IPV4_HDR_BYTES + icmp_len), INET_PROTO_ICMP, our_ip, peer_ip);
 
     /* Back to the previous hop on the ingress port: the source itself when it is on the link,
      * else the router that handed us the datagram, which routes the error on. This spares a
