@@ -10,17 +10,11 @@
 
 #include "config.h"
 #include "console.h"
-#include "dma.h"
 #include "drivers/nic/igb_regs.h"
 #include "drivers/nic/nic.h"
 #include "drivers/nic/nic_hw.h"
 #include "err.h"
-#include "irq.h"
-#include "mmio.h"
-#include "percpu.h"
 #include "time.h"
-#include "vm.h"
-#include "x86.h"
 
 #define IGB_BAR_MMIO 0
 #define IGB_BAR_MIN_BYTES 0x20000 /* the register space is 128 KiB */
@@ -56,13 +50,10 @@ static int igb_reset(struct nic_port *p)
     if (err != WS_OK) {
         return err;
     }
-    uint64_t deadline = time_deadline_us(IGB_EECD_TIMEOUT_US);
-    while (!(nic_rd(p, IGB_EECD) & IGB_EECD_AUTO_RD) && !time_after(deadline)) {
-        cpu_relax();
-    }
-    if (!(nic_rd(p, IGB_EECD) & IGB_EECD_AUTO_RD)) {
+    uint32_t eecd;
+    if (!nic_poll(p, IGB_EECD, IGB_EECD_AUTO_RD, IGB_EECD_AUTO_RD, IGB_EECD_TIMEOUT_US, &eecd)) {
         kprintf("%s: note: EECD.AUTO_RD not set %u ms after reset (EECD 0x%08x); continuing\n",
-                p->name, IGB_EECD_TIMEOUT_US / 1000, nic_rd(p, IGB_EECD));
+                p->name, IGB_EECD_TIMEOUT_US / 1000, eecd);
     }
     igb_mask_all_irqs(p);
     nic_wr(p, IGB_CTRL_EXT, nic_rd(p, IGB_CTRL_EXT) | IGB_CTRL_EXT_DRV_LOAD);
@@ -406,6 +397,23 @@ static int igb_reset_port(struct nic_port *p)
     return err;
 }
 
+/*
+ * The sequence, in the order of the 82576 datasheet's section 4.5 (initialization):
+ *   1 disable interrupts        4.5.1  IMC, EIMC, ICR                 igb_mask_all_irqs
+ *   2 global reset              4.5.1  CTRL.RST (self-clearing)       igb_reset
+ *     NVM auto-read done        4.5.2  EECD.AUTO_RD (a note if not)   igb_reset
+ *     disable interrupts again  4.5.1  (the reset reloads them)       igb_mask_all_irqs
+ *     driver loaded                    CTRL_EXT.DRV_LOAD              igb_reset
+ *     MAC address                      RAL0/RAH0, Address Valid       igb_read_mac
+ *     ring memory                      (host memory, per queue)       nic_alloc_queue
+ *   3 statistics                4.5.5  clear-on-read reads            igb_clear_stats
+ *   4 link setup (copper)       4.5.4  CTRL.SLU, PHY BMCR over MDIC (8.2.5)   igb_setup_link
+ *   5 transmit                  4.5.7  TDBAL..TDT, TXDCTL, TCTL       igb_init_tx
+ *   6 receive                   4.5.6  RCTL, MTA, RSS (8.10.14), SRRCTL, RXDCTL  igb_init_rx
+ *   7 interrupts                7.3    MSI-X table, GPIE, EITR, IVAR, EIAC, EIMS  nic_msix_route
+ * A failure at any step quiesces the port (interrupts off, RCTL/TCTL 0, queues stopped and
+ * their buffers returned) and the port is skipped.
+ */
 int igb_probe(struct pci_dev *d, unsigned ncores)
 {
     struct nic_port *p;

@@ -11,17 +11,11 @@
 
 #include "config.h"
 #include "console.h"
-#include "dma.h"
 #include "drivers/nic/ixgbe_regs.h"
 #include "drivers/nic/nic.h"
 #include "drivers/nic/nic_hw.h"
 #include "err.h"
-#include "irq.h"
-#include "mmio.h"
-#include "percpu.h"
 #include "time.h"
-#include "vm.h"
-#include "x86.h"
 
 #define IXGBE_VENDOR_INTEL 0x8086
 #define IXGBE_BAR_MMIO 0
