@@ -54,7 +54,7 @@ KERNEL_SRCS := \
 	net/handoff.c \
 	apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
-	apps/sink/iperf3.c apps/sink/iperf3_proto.c \
+	apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c \
 	apps/sink/netperf.c apps/sink/netperf_proto.c \
 	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c
 

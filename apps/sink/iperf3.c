@@ -3,7 +3,8 @@
  * TCP listener on sink.iperf3_port carries control connections and TCP streams, told apart by
  * their first 37 bytes (the cookie); one UDP pcb on the same port carries every UDP stream,
  * told apart by the peer's address and port. The bytes on the wire are iperf3_proto.c's
- * business; this file holds the tests' state, lwIP's callbacks and the deadlines.
+ * business, what -R sends and the UDP streams iperf3_data.c's; this file holds the tests'
+ * state, the TCP connections' callbacks and the deadlines.
  * Spec: docs/netperf-iperf3-protocol.md sections 2-4.
  *
  * Every callback runs in lwIP's context on the sink core: no locks. A callback that aborts
@@ -15,109 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apps/sink/iperf3_proto.h"
-#include "config.h"
+#include "apps/sink/iperf3_int.h"
 #include "console.h"
 #include "lwip/pbuf.h"
-#include "lwip/tcp.h"
-#include "lwip/udp.h"
 #include "time.h"
 
-#define IPERF3_MAX_TESTS CONFIG_SINK_MAX_TESTS
-#define IPERF3_MAX_STREAMS CONFIG_SINK_MAX_STREAMS
-#define IPERF3_PENDING_CONNS 8            /* connections not yet known by their cookie */
-#define IPERF3_HELLO_TIMEOUT_MS 10000     /* accept -> cookie; PARAM_EXCHANGE -> params */
-#define IPERF3_DENY_LINGER_MS 2000        /* a refused client's cookie is awaited, then FIN */
-#define IPERF3_STREAMS_TIMEOUT_MS 30000   /* CREATE_STREAMS -> last stream (the client's UDP
-                                           * hello waits 30 s) */
-#define IPERF3_GRACE_MS 40000             /* after time + omit: iperf3's own server watchdog */
-#define IPERF3_RESULTS_TIMEOUT_MS 10000   /* each step after TEST_END */
-#define IPERF3_PAYLOAD_BYTES 16384        /* what -R sends, referenced by lwIP, never copied */
-#define IPERF3_UDP_BURST 64               /* datagrams per stream per poll */
-#define IPERF3_ETIMEDOUT 110              /* Linux errno the client prints after an error */
-
-#define IPERF3_STATS (&sink_stats[SINK_IPERF3])
-
-enum iperf3_conn_kind {
-    IPERF3_CONN_FREE,
-    IPERF3_CONN_PENDING, /* accepted, reading the cookie */
-    IPERF3_CONN_DENIED,  /* answered ACCESS_DENIED; FIN after its cookie or a linger */
-    IPERF3_CONN_CTL,
-    IPERF3_CONN_STREAM,
-};
-
-/* A TCP connection we hold; tcp_arg points at it. It lives in a pending slot, in a test (the
- * control connection) or in a stream, and moves when the cookie says which. */
-struct iperf3_conn {
-    struct tcp_pcb *pcb; /* NULL: not held */
-    uint8_t kind;        /* enum iperf3_conn_kind */
-    uint8_t test;        /* CTL, STREAM: index in iperf3_tests */
-    uint16_t stream;     /* STREAM: index in the test's streams */
-    uint32_t since_ms;   /* PENDING, DENIED: accepted at */
-    uint32_t got;        /* DENIED: bytes received */
-};
-
-struct iperf3_pending {
-    struct iperf3_conn conn;
-    struct iperf3_ctl_rx rx; /* the cookie */
-};
-
-struct iperf3_stream {
-    struct iperf3_conn conn; /* TCP; pcb NULL once closed */
-    bool udp_held;           /* UDP: (addr, port) is this stream's */
-    uint16_t port;
-    ip_addr_t addr;
-    uint64_t bytes;   /* counted into the results: received, or sent (TCP: acked) */
-    uint64_t packets; /* UDP -R: datagrams sent (the sequence number) */
-    uint64_t queued;  /* -R: bytes handed to lwIP (pacing) */
-    struct iperf3_udp_rx udp;
-};
-
-enum iperf3_phase {
-    IPERF3_FREE,
-    IPERF3_PARAMS,    /* PARAM_EXCHANGE sent, reading the params */
-    IPERF3_STREAMS,   /* CREATE_STREAMS sent, collecting streams */
-    IPERF3_RUNNING,   /* TEST_RUNNING sent, counting (and sending, -R) */
-    IPERF3_RESULTS,   /* EXCHANGE_RESULTS sent, reading the client's results */
-    IPERF3_DONE_WAIT, /* DISPLAY_RESULTS sent, waiting for IPERF_DONE or EOF */
-    IPERF3_CLOSING,   /* ended; the last control bytes are still queued */
-};
-
-enum iperf3_outcome { IPERF3_OUT_DONE, IPERF3_OUT_FAILED };
-
-struct iperf3_test {
-    uint8_t phase;   /* enum iperf3_phase */
-    bool counted;    /* tests_run was counted: the end counts as done or failed */
-    struct iperf3_conn ctl;
-    struct iperf3_params params;
-    uint8_t cookie[IPERF3_COOKIE_BYTES];
-    uint32_t phase_ms; /* the current phase began */
-    uint32_t start_ms; /* TEST_RUNNING */
-    uint32_t measure_ms; /* start_ms + omit: counting starts (iperf3 resets its stats then) */
-    uint32_t end_ms;   /* TEST_END */
-    bool omitting;     /* before measure_ms: nothing is counted */
-    unsigned nstreams;
-    char *out;         /* control bytes lwIP has not taken yet (malloc, control path only) */
-    size_t out_len, out_off;
-    struct iperf3_ctl_rx rx;
-    char json[IPERF3_PARAMS_MAX_BYTES + 1];
-    struct iperf3_stream streams[IPERF3_MAX_STREAMS];
-};
-
 /* All of it owned by the sink core. */
-static struct iperf3_test iperf3_tests[IPERF3_MAX_TESTS];
+struct iperf3_test iperf3_tests[IPERF3_MAX_TESTS];
 static struct iperf3_pending iperf3_pending[IPERF3_PENDING_CONNS];
-static struct udp_pcb *iperf3_udp;
+struct udp_pcb *iperf3_udp;
 static bool iperf3_up;
 static uint64_t iperf3_held; /* connections and UDP streams held: the `active` gauge */
-static uint8_t iperf3_payload[IPERF3_PAYLOAD_BYTES]; /* filled once; lwIP references it */
+uint8_t iperf3_payload[IPERF3_PAYLOAD_BYTES]; /* filled once; lwIP references it */
 static struct {
     struct tcp_pcb *pcb; /* whose callback is running */
     bool aborted;        /* ... and it was aborted: the callback returns ERR_ABRT */
 } iperf3_cb;
 
 static void iperf3_conn_eof(struct iperf3_conn *c);
-static void iperf3_test_start(struct iperf3_test *t);
 static void iperf3_test_end(struct iperf3_test *t, enum iperf3_outcome out);
 static err_t iperf3_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err);
 static err_t iperf3_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
@@ -130,7 +46,7 @@ static bool iperf3_due(uint32_t now, uint32_t since, uint32_t ms)
 
 /* iperf3_hold: one more (+1) or one fewer (-1) connection or UDP stream held. The gauge is
  * assigned, not incremented, so a console `clear` cannot leave it wrong. */
-static void iperf3_hold(int d)
+void iperf3_hold(int d)
 {
     iperf3_held += (uint64_t)(int64_t)d;
     IPERF3_STATS->active = iperf3_held;
@@ -259,7 +175,7 @@ static bool iperf3_ctl_state(struct iperf3_test *t, enum iperf3_state s)
 }
 
 /* iperf3_ctl_error: SERVER_ERROR with an iperf error code the client prints, then the end. */
-static void iperf3_ctl_error(struct iperf3_test *t, uint32_t code, uint32_t err)
+void iperf3_ctl_error(struct iperf3_test *t, uint32_t code, uint32_t err)
 {
     uint8_t msg[9];
     msg[0] = (uint8_t)IPERF3_SERVER_ERROR;
@@ -355,101 +271,9 @@ static void iperf3_closing_done(struct iperf3_test *t, bool graceful)
     t->phase = IPERF3_FREE;
 }
 
-/* --- sending (-R) --------------------------------------------------------------------------- */
-
-/* iperf3_tcp_fill: queue the constant payload (referenced, not copied) while the send buffer
- * has room for a full segment and the pacing allows. */
-static void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t now)
-{
-    struct tcp_pcb *pcb = s->conn.pcb;
-    if (!pcb) {
-        return;
-    }
-    uint64_t allow = UINT64_MAX;
-    if (t->params.rate_bps) {
-        uint64_t due = iperf3_pace_bytes(t->params.rate_bps, now - t->start_ms);
-        allow = due > s->queued ? due - s->queued : 0;
-    }
-    bool wrote = false;
-    for (;;) {
-        uint64_t n = tcp_sndbuf(pcb);
-        n = n < IPERF3_PAYLOAD_BYTES ? n : IPERF3_PAYLOAD_BYTES;
-        n = n < allow ? n : allow;
-        if (n < TCP_MSS || tcp_write(pcb, iperf3_payload, (u16_t)n, 0) != ERR_OK) {
-            break; /* more room comes with ACKs (sent callback), more budget with time (poll) */
-        }
-        s->queued += n;
-        allow -= n;
-        wrote = true;
-    }
-    if (wrote) {
-        tcp_output(pcb);
-    }
-}
-
-/* iperf3_udp_datagram: header (written) + payload (referenced) for the stream's next send. */
-static struct pbuf *iperf3_udp_datagram(const struct iperf3_test *t, uint64_t seq)
-{
-    size_t hl = iperf3_udp_hdr_bytes(t->params.udp64);
-    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)hl, PBUF_RAM);
-    if (!p) {
-        return NULL;
-    }
-    iperf3_udp_hdr_write(p->payload, time_ns(), seq, t->params.udp64);
-    for (size_t rest = t->params.len - hl; rest > 0;) {
-        size_t n = rest < IPERF3_PAYLOAD_BYTES ? rest : IPERF3_PAYLOAD_BYTES;
-        struct pbuf *r = pbuf_alloc(PBUF_RAW, (u16_t)n, PBUF_ROM);
-        if (!r) {
-            pbuf_free(p);
-            return NULL;
-        }
-        r->payload = iperf3_payload;
-        pbuf_cat(p, r);
-        rest -= n;
-    }
-    return p;
-}
-
-/* iperf3_udp_send_due: -u -R: each stream's datagrams due by now at the requested rate, at
- * most IPERF3_UDP_BURST per pass. Returns whether anything was sent. */
-static bool iperf3_udp_send_due(struct iperf3_test *t, uint32_t now)
-{
-    uint64_t allow = UINT64_MAX;
-    if (t->params.rate_bps) {
-        allow = iperf3_pace_bytes(t->params.rate_bps, now - t->start_ms);
-    }
-    bool sent = false;
-    for (unsigned i = 0; i < t->nstreams; i++) {
-        struct iperf3_stream *s = &t->streams[i];
-        for (unsigned b = 0; b < IPERF3_UDP_BURST && s->udp_held; b++) {
-            if (s->queued + t->params.len > allow) {
-                break;
-            }
-            struct pbuf *p = iperf3_udp_datagram(t, s->packets + 1);
-            if (!p) {
-                break;
-            }
-            err_t err = udp_sendto(iperf3_udp, p, &s->addr, s->port);
-            pbuf_free(p);
-            if (err != ERR_OK) {
-                break; /* no buffer or TX room: the same datagram again next pass */
-            }
-            s->packets++;
-            s->queued += t->params.len;
-            sent = true;
-            if (!t->omitting) {
-                s->bytes += t->params.len;
-                IPERF3_STATS->tx_datagrams++;
-                IPERF3_STATS->tx_bytes += t->params.len;
-            }
-        }
-    }
-    return sent;
-}
-
 /* --- the test's steps ------------------------------------------------------------------------- */
 
-static void iperf3_test_start(struct iperf3_test *t)
+void iperf3_test_start(struct iperf3_test *t)
 {
     const uint8_t msg[2] = { IPERF3_TEST_START, IPERF3_TEST_RUNNING };
     if (!iperf3_ctl_send(t, msg, sizeof(msg))) {
@@ -825,106 +649,6 @@ static err_t iperf3_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
         iperf3_deny(&pd->conn, false);
     }
     return ERR_OK;
-}
-
-/* --- UDP streams ---------------------------------------------------------------------------- */
-
-static struct iperf3_stream *iperf3_udp_stream(const ip_addr_t *addr, u16_t port,
-                                               struct iperf3_test **tp)
-{
-    for (unsigned i = 0; i < IPERF3_MAX_TESTS; i++) {
-        struct iperf3_test *t = &iperf3_tests[i];
-        if (t->params.proto != IPERF3_PROTO_UDP ||
-            (t->phase != IPERF3_STREAMS && t->phase != IPERF3_RUNNING)) {
-            continue;
-        }
-        for (unsigned k = 0; k < t->nstreams; k++) {
-            struct iperf3_stream *s = &t->streams[k];
-            if (s->udp_held && s->port == port && ip_addr_cmp(&s->addr, addr)) {
-                *tp = t;
-                return s;
-            }
-        }
-    }
-    return NULL;
-}
-
-/* The 4-byte connect datagram: the next stream of a UDP test from that host, answered with
- * the bytes reversed (the reply constant in the client's own byte order). False if no test
- * waits for it. */
-static bool iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
-{
-    struct iperf3_test *t = NULL;
-    for (unsigned i = 0; i < IPERF3_MAX_TESTS && !t; i++) {
-        struct iperf3_test *c = &iperf3_tests[i];
-        if (c->phase == IPERF3_STREAMS && c->params.proto == IPERF3_PROTO_UDP &&
-            c->nstreams < c->params.parallel && c->ctl.pcb &&
-            ip_addr_cmp(&c->ctl.pcb->remote_ip, addr)) {
-            t = c;
-        }
-    }
-    uint8_t in[4], out[4];
-    if (!t || pbuf_copy_partial(p, in, 4, 0) != 4) {
-        return false; /* late, or not iperf3 */
-    }
-    iperf3_udp_hello_reply(in, out);
-    struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, 4, PBUF_RAM);
-    err_t err = ERR_MEM;
-    if (r) {
-        memcpy(r->payload, out, 4);
-        err = udp_sendto(iperf3_udp, r, addr, port);
-        pbuf_free(r);
-    }
-    if (err != ERR_OK) {
-        iperf3_ctl_error(t, IPERF3_IE_STREAMACCEPT, 0); /* the client would wait 30 s */
-        return true;
-    }
-    struct iperf3_stream *s = &t->streams[t->nstreams++];
-    memset(s, 0, sizeof(*s));
-    s->udp_held = true;
-    ip_addr_copy(s->addr, *addr);
-    s->port = port;
-    iperf3_hold(+1);
-    if (t->nstreams == t->params.parallel) {
-        iperf3_test_start(t);
-    }
-    return true;
-}
-
-static void iperf3_on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
-                          u16_t port)
-{
-    (void)arg;
-    (void)pcb;
-    struct iperf3_test *t;
-    struct iperf3_stream *s = iperf3_udp_stream(addr, port, &t);
-    if (!s) {
-        if (p->tot_len != 4 || !iperf3_udp_hello(p, addr, port)) {
-            IPERF3_STATS->rx_ignored++; /* late (after TEST_END), early, or not ours */
-        }
-        pbuf_free(p);
-        return;
-    }
-    if (t->phase != IPERF3_RUNNING || t->params.reverse) {
-        IPERF3_STATS->rx_ignored++; /* before the start or after the end of its test */
-    } else {
-        uint8_t buf[16];
-        size_t hl = iperf3_udp_hdr_bytes(t->params.udp64);
-        const uint8_t *h = p->len >= hl ? p->payload : buf;
-        if (h == buf) {
-            hl = pbuf_copy_partial(p, buf, (u16_t)hl, 0);
-        }
-        if (!iperf3_udp_rx_datagram(&s->udp, h, hl, t->params.udp64, time_ns())) {
-            IPERF3_STATS->protocol_errors++; /* shorter than its header */
-        } else if (t->omitting) {
-            IPERF3_STATS->rx_ignored++;
-        } else {
-            s->bytes += p->tot_len;
-            IPERF3_STATS->rx_bytes += p->tot_len;
-            IPERF3_STATS->rx_datagrams++;
-        }
-    }
-    pbuf_free(p);
 }
 
 /* --- entry points ----------------------------------------------------------------------------- */

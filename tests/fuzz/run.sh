@@ -72,7 +72,7 @@ NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
 # fuzz_lwip), cJSON for iperf3's JSON, and hostinc's <reent.h> for kernel/percpu.h (netperf
 # reads the sink core's cycle counters).
 SRCS[fuzz_sink_services]="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c apps/sink/basic.c
-    apps/sink/iperf3.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
+    apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
     net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c
     tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c
     $OUT/lwip/liblwip.a"
