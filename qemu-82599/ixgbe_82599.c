@@ -8,7 +8,8 @@
  *   model                         QEMU
  *   BAR 0 registers, 128 KiB   <- a MemoryRegion on BAR 0 (64-bit), 32-bit accesses
  *   MSI-X table and PBA        <- QEMU's own MSI-X emulation on BAR 4 (table 0x0, PBA 0x2000)
- *   ops.dma_read/dma_write     -> pci_dma_read/pci_dma_write (bus mastering, IOMMU)
+ *   ops.dma_read/dma_write     -> pci_dma_read/pci_dma_write (bus mastering, IOMMU), refused
+ *                                 while a bridge above has Bus Master off (ix_blocking_bridge)
  *   ops.msix_notify            -> msix_notify
  *   ops.tx_frame               -> qemu_send_packet to the netdev (tap, socket, user, ...)
  *   ops.misuse                 -> qemu_log_mask(LOG_GUEST_ERROR): a driver error, never fatal
@@ -33,6 +34,7 @@
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "net/net.h"
+#include "hw/pci/pci_bus.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -73,14 +75,53 @@ struct Ixgbe82599State {
     /* Faults a test forces (QOM properties, see ix_fault_props); kept here so that a PCI
      * reset, which builds a new model, does not quietly heal them. */
     bool faults[IXGBE_MODEL_FAULT_COUNT];
+    bool dma_blocked; /* DMA was refused (a bridge's Bus Master off) and said so */
 };
 
 /* ---- the model's callbacks ------------------------------------------------------------ */
+
+/*
+ * ix_blocking_bridge: a bridge between this device and its root bus whose Bus Master bit is
+ * off, or NULL. A real bridge forwards no upstream memory transaction then (PCI-to-PCI Bridge
+ * Architecture 1.2 section 3.2.5.1, Bus Master Enable); QEMU's bridges forward it anyway, so
+ * the device refuses its own DMA instead, as it would go nowhere on hardware.
+ */
+static PCIDevice *ix_blocking_bridge(PCIDevice *d)
+{
+    for (PCIBus *bus = pci_get_bus(d); !pci_bus_is_root(bus); bus = pci_get_bus(bus->parent_dev)) {
+        PCIDevice *br = bus->parent_dev;
+        if (!(pci_get_word(br->config + PCI_COMMAND) & PCI_COMMAND_MASTER)) {
+            return br;
+        }
+    }
+    return NULL;
+}
+
+/* ix_dma_allowed: false (said once per episode, as a guest error) while a bridge blocks. */
+static bool ix_dma_allowed(Ixgbe82599State *s)
+{
+    PCIDevice *br = ix_blocking_bridge(PCI_DEVICE(s));
+    if (br == NULL) {
+        s->dma_blocked = false;
+        return true;
+    }
+    if (!s->dma_blocked) {
+        DeviceState *d = DEVICE(s);
+        qemu_log_mask(LOG_GUEST_ERROR, "%s %s: DMA refused: bridge %02x:%02x.%x above has Bus "
+                      "Master off\n", TYPE_IXGBE_82599, d->id ? d->id : "?",
+                      pci_dev_bus_num(br), PCI_SLOT(br->devfn), PCI_FUNC(br->devfn));
+        s->dma_blocked = true;
+    }
+    return false;
+}
 
 static int ix_dma_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
     Ixgbe82599State *s = ctx;
 
+    if (!ix_dma_allowed(s)) {
+        return -1;
+    }
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
@@ -88,6 +129,9 @@ static int ix_dma_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
     Ixgbe82599State *s = ctx;
 
+    if (!ix_dma_allowed(s)) {
+        return -1;
+    }
     return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 

@@ -27,6 +27,15 @@ static uint8_t pci_ecam_bus_start, pci_ecam_bus_end;
 static struct pci_dev pci_devs[PCI_MAX_DEVICES];
 static unsigned pci_ndevs;
 
+/* A bridge, by the bus range it forwards to (secondary..subordinate, as firmware numbered). */
+struct pci_bridge {
+    struct pci_dev fn; /* its own function, for config access */
+    uint8_t secondary, subordinate;
+};
+static struct pci_bridge pci_bridges[PCI_MAX_BRIDGES];
+static unsigned pci_nbridges;
+static unsigned pci_dropped_bridges, pci_dropped_nics; /* beyond the tables: reported once */
+
 static uintptr_t pci_ecam_addr(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
 {
     return (uintptr_t)(pci_ecam_base + ((uint64_t)(bus - pci_ecam_bus_start) << 20) +
@@ -181,8 +190,29 @@ uint8_t pci_find_cap(const struct pci_dev *d, uint8_t id)
     return 0;
 }
 
+/* pci_enable_bridges: Memory and Bus Master on every bridge whose bus range holds d's bus. The
+ * ranges nest, so these are exactly the bridges on d's path to the root complex. */
+static void pci_enable_bridges(const struct pci_dev *d)
+{
+    const uint16_t want = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+    for (unsigned i = 0; i < pci_nbridges; i++) {
+        const struct pci_bridge *b = &pci_bridges[i];
+        if (b->fn.segment != d->segment || d->bus < b->secondary || d->bus > b->subordinate) {
+            continue;
+        }
+        uint16_t cmd = pci_read16(&b->fn, PCI_COMMAND);
+        if ((cmd & want) != want) {
+            char bdf[16], nic[16];
+            pci_write16(&b->fn, PCI_COMMAND, cmd | want);
+            kprintf("pci %s: bridge above %s: memory and bus master on (command 0x%04x)\n",
+                    pci_bdf(&b->fn, bdf), pci_bdf(d, nic), cmd);
+        }
+    }
+}
+
 void pci_enable(struct pci_dev *d)
 {
+    pci_enable_bridges(d);
     uint16_t cmd = pci_read16(d, PCI_COMMAND);
     pci_write16(d, PCI_COMMAND,
                 cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER | PCI_COMMAND_INTX_DISABLE);
@@ -206,26 +236,42 @@ static void pci_report(const struct pci_dev *d, const char *why)
             why ? why : "");
 }
 
+/* pci_keep: a bridge or a network controller goes into its table; anything else was reported
+ * and is forgotten. */
+static void pci_keep(const struct pci_dev *d)
+{
+    if ((d->header_type & PCI_HEADER_TYPE_MASK) == PCI_HEADER_TYPE_BRIDGE) {
+        if (pci_nbridges == PCI_MAX_BRIDGES) {
+            pci_dropped_bridges++;
+            return;
+        }
+        struct pci_bridge *b = &pci_bridges[pci_nbridges++];
+        b->fn = *d;
+        b->secondary = pci_read8(d, PCI_SECONDARY_BUS);
+        b->subordinate = pci_read8(d, PCI_SUBORDINATE_BUS);
+    } else if ((d->class_rev >> 24) == PCI_CLASS_NETWORK) {
+        if (pci_ndevs == PCI_MAX_DEVICES) {
+            pci_dropped_nics++;
+            return;
+        }
+        pci_devs[pci_ndevs++] = *d;
+    }
+}
+
 static void pci_probe_function(uint8_t bus, uint8_t dev, uint8_t fn)
 {
     char why[96];
+    struct pci_dev d = { .bus = bus, .dev = dev, .fn = fn };
 
-    if (pci_ndevs == PCI_MAX_DEVICES) {
-        kprintf("pci %02x:%02x.%x: more than %d devices, ignored\n", bus, dev, fn,
-                PCI_MAX_DEVICES);
-        return;
-    }
-    struct pci_dev *d = &pci_devs[pci_ndevs++];
-    memset(d, 0, sizeof(*d));
-    d->bus = bus, d->dev = dev, d->fn = fn;
-    uint32_t id = pci_read32(d, PCI_VENDOR_ID);
-    d->vendor = id & 0xFFFF, d->device = id >> 16;
-    d->class_rev = pci_read32(d, PCI_CLASS_REVISION);
-    d->header_type = pci_read8(d, PCI_HEADER_TYPE);
-    bool ok = (d->header_type & 0x7F) != 0 || pci_size_bars(d, why, sizeof(why));
-    ok = ok && pci_check_caps(d, why, sizeof(why));
-    d->broken = !ok;
-    pci_report(d, ok ? NULL : why);
+    uint32_t id = pci_read32(&d, PCI_VENDOR_ID);
+    d.vendor = id & 0xFFFF, d.device = id >> 16;
+    d.class_rev = pci_read32(&d, PCI_CLASS_REVISION);
+    d.header_type = pci_read8(&d, PCI_HEADER_TYPE);
+    bool ok = (d.header_type & PCI_HEADER_TYPE_MASK) != 0 || pci_size_bars(&d, why, sizeof(why));
+    ok = ok && pci_check_caps(&d, why, sizeof(why));
+    d.broken = !ok;
+    pci_report(&d, ok ? NULL : why);
+    pci_keep(&d);
 }
 
 static void pci_scan_bus(uint8_t bus)
@@ -272,6 +318,12 @@ unsigned pci_init(const struct acpi_info *acpi)
     }
     for (unsigned bus = 0; bus <= last_bus; bus++) {
         pci_scan_bus((uint8_t)bus);
+    }
+    kprintf("pci: %u network functions, %u bridges kept\n", pci_ndevs, pci_nbridges);
+    if (pci_dropped_nics || pci_dropped_bridges) {
+        kprintf("pci: error: %u network functions and %u bridges beyond the tables (%d, %d: "
+                "drivers/pci/pci.h) were not kept\n", pci_dropped_nics, pci_dropped_bridges,
+                PCI_MAX_DEVICES, PCI_MAX_BRIDGES);
     }
     return pci_ndevs;
 }

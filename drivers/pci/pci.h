@@ -11,7 +11,12 @@
 
 #include "acpi.h"
 
-#define PCI_MAX_DEVICES 64
+/* Functions kept after enumeration: network controllers (the only class a driver here takes)
+ * and the bridges above them. Every function found is reported; a server's hundreds of others
+ * (root ports, storage, management) cost a console line, not a slot. */
+#define PCI_MAX_DEVICES 64  /* network controllers */
+#define PCI_MAX_BRIDGES 512 /* PCI-to-PCI bridges (root ports, switch ports) */
+#define PCI_CLASS_NETWORK 0x02
 #define PCI_NUM_BARS 6
 
 /* Standard configuration space header (type 0), PCI 3.0 section 6.1. */
@@ -33,6 +38,11 @@
 #define PCI_BAR_MEM_64 0x4
 #define PCI_BAR_PREFETCH 0x8
 #define PCI_CAP_PTR 0x34
+/* Type 1 (PCI-to-PCI bridge) header, PCI-to-PCI Bridge Architecture 1.2 section 3.2. */
+#define PCI_HEADER_TYPE_MASK 0x7F
+#define PCI_HEADER_TYPE_BRIDGE 0x01
+#define PCI_SECONDARY_BUS 0x19
+#define PCI_SUBORDINATE_BUS 0x1A
 #define PCI_CAP_ID_MSI 0x05
 #define PCI_CAP_ID_PCIE 0x10
 #define PCI_CAP_ID_MSIX 0x11
@@ -73,7 +83,10 @@ void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v);
 
 /* pci_find_cap: config offset of capability `id`, 0 if absent (list already validated). */
 uint8_t pci_find_cap(const struct pci_dev *d, uint8_t id);
-/* pci_enable: memory decoding and bus mastering on, legacy INTx off (we use MSI-X only). */
+/* pci_enable: memory decoding and bus mastering on, legacy INTx off (we use MSI-X only), and
+ * memory forwarding and bus mastering on every bridge between d and the root complex: a
+ * bridge with Bus Master off does not forward d's DMA upstream (PCI-to-PCI Bridge
+ * Architecture 1.2 section 3.2.5.1), and firmware often leaves a root port's off. */
 void pci_enable(struct pci_dev *d);
 
 #endif

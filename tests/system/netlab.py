@@ -70,11 +70,13 @@ class Lab:
     """Two ports on taps in namespaces; .guest is the booted appliance."""
 
     def __init__(self, kernel, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
-                 nic="igb"):
+                 nic="igb", platform=(), nic_buses=None, bios=None):
         """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
         each host a default route through the appliance's address on its wire; nic: "igb" or
         "82599" (qemu.NICS). With the 82599, QEMU logs the model's guest errors (driver
-        misuse) to a file: guest_errors() returns it."""
+        misuse) to a file: guest_errors() returns it. platform: QEMU arguments for the machine
+        around the NICs (bridges, expanders); nic_buses: the bus of each port's NIC (slot 0
+        there) instead of pcie.0; bios: a firmware image (e.g. OVMF) instead of SeaBIOS."""
         self.hosts = hosts or HOSTS
         self.nic = nic
         self.qemu, _, self.chip, self.speed = NICS[nic]
@@ -86,14 +88,16 @@ class Lab:
         for tap, ns in zip(self.taps, self.nss):
             sh("ip", "tuntap", "add", "dev", tap, "mode", "tap")
             sh("ip", "netns", "add", ns)
-        extra = ["-monitor", f"unix:{self.monitor},server,nowait"]
+        extra = ["-monitor", f"unix:{self.monitor},server,nowait"] + list(platform)
         if nic != "igb":
             extra += ["-d", "guest_errors", "-D", self.errlog]
         for i, tap in enumerate(self.taps):
+            dev = (nic_device(nic, f"n{i}", 0, f"nic{i}", bus=nic_buses[i]) if nic_buses
+                   else nic_device(nic, f"n{i}", 2 + 2 * i, f"nic{i}"))
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
-                      "-device", nic_device(nic, f"n{i}", 2 + 2 * i, f"nic{i}")]
+                      "-device", dev]
         self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False,
-                           qemu=self.qemu)
+                           qemu=self.qemu, bios=bios)
         time.sleep(0.5)  # QEMU opens the taps before the firmware boots
         for i, (tap, ns) in enumerate(zip(self.taps, self.nss)):
             sh("ip", "link", "set", tap, "netns", ns)

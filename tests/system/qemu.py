@@ -30,12 +30,12 @@ NICS = {
 }
 
 
-def nic_device(nic, netdev, slot, dev_id=None):
-    """-device argument for one port of `nic` on netdev, in PCI slot `slot` of pcie.0 (igb
+def nic_device(nic, netdev, slot, dev_id=None, bus="pcie.0"):
+    """-device argument for one port of `nic` on netdev, in PCI slot `slot` of `bus` (igb
     ports sit two slots apart: its SR-IOV functions take devfn + 0x80); dev_id names the
     device for the monitor (/machine/peripheral/<dev_id>)."""
     named = f",id={dev_id}" if dev_id else ""
-    return f"{NICS[nic][1]},netdev={netdev},bus=pcie.0,addr={slot:#x}{named}"
+    return f"{NICS[nic][1]},netdev={netdev},bus={bus},addr={slot:#x}{named}"
 
 
 # Under TCG on a 2-core host, booting 4 vCPUs takes a few seconds; allow generous margins so a

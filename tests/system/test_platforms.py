@@ -1,0 +1,49 @@
+"""The machines the appliance is deployed on, as far as QEMU can build them (issue 17): PCI
+trees of a server's size, with the NICs deep behind bridges that firmware left half set up.
+
+Each test boots the default image to `ready:` on such a machine and pings both ports.
+"""
+import re
+
+from netlab import BOTH_NICS, finish_lab, start_lab
+from qemu import DEFAULT_ELF
+
+ROOT_PORTS = 72  # more than the 64 functions the PCI layer once kept
+
+
+def root_ports(n):
+    """n pcie-root-ports on pcie.0, eight functions per slot from slot 8 on (rp0..rp<n-1>). No
+    I/O window (io-reserve=0): 72 bridges with 4 KiB each would exhaust the 64 KiB I/O space."""
+    args = []
+    for i in range(n):
+        slot, fn = 8 + i // 8, i % 8
+        multi = ",multifunction=on" if fn == 0 else ""
+        args += ["-device", f"pcie-root-port,id=rp{i},bus=pcie.0,chassis={i + 1},slot={i + 1},"
+                            f"addr={slot:#x}.{fn},io-reserve=0{multi}"]
+    return args
+
+
+@BOTH_NICS
+def test_nics_behind_the_last_of_72_root_ports(nic):
+    """72 root ports (plus the chipset's functions: more than 64 in all), a NIC behind each of
+    the last two. Every function is listed, both NICs are kept and driven, and the bridge above
+    each gets Memory and Bus Master on (SeaBIOS leaves a root port's Bus Master off)."""
+    lab = start_lab(nic, kernel=DEFAULT_ELF, smp=2, platform=root_ports(ROOT_PORTS),
+                    nic_buses=[f"rp{ROOT_PORTS - 2}", f"rp{ROOT_PORTS - 1}"])
+    try:
+        text = lab.guest.text()
+        assert lab.ready.group(2) == "2", text
+        listed = re.findall(r"^pci 0000:00:[0-9a-f]{2}\.[0-7] 1b36:000c class 060400", text, re.M)
+        assert len(listed) == ROOT_PORTS, text
+        assert f"pci: 2 network functions, {ROOT_PORTS} bridges kept" in text, text
+        assert "beyond the tables" not in text and "ignored" not in text, text
+        nics = re.findall(rf"^port\d: (0000:[0-9a-f]{{2}}:00\.0) {lab.chip} ", text, re.M)
+        assert len(nics) == 2, text
+        for bdf in nics:
+            assert re.search(rf"^pci 0000:00:\S+: bridge above {bdf}: memory and bus master on",
+                             text, re.M), text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
