@@ -159,6 +159,14 @@ _Static_assert(sizeof(struct acpi_hpet) == 56, "HPET table is 56 bytes");
 #define ACPI_FADT_RESET_REG_SUP (1u << 10)
 #define ACPI_FADT_RESET_REG_OFF 116
 #define ACPI_FADT_RESET_VALUE_OFF 128
+/* The ACPI power-management timer (§4.8.3.3): 3.579545 MHz, 24 bits or, with TMR_VAL_EXT,
+ * 32 bits. PM_TMR_BLK is an I/O port (ACPI 1.0, offset 76, with PM_TMR_LEN 4 at 91);
+ * X_PM_TMR_BLK (ACPI 2.0, offset 208) is a GAS that supersedes it when set. */
+#define ACPI_FADT_PM_TMR_BLK_OFF 76
+#define ACPI_FADT_PM_TMR_LEN_OFF 91
+#define ACPI_FADT_TMR_VAL_EXT (1u << 8)
+#define ACPI_FADT_X_PM_TMR_BLK_OFF 208
+#define ACPI_GAS_IO 1
 
 /* One parse: what the walk needs besides the output. */
 struct acpi_ctx {
@@ -573,6 +581,32 @@ static void acpi_parse_hpet(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
 }
 
 /* §5.2.9: RTC century index and the reset register, each read only if the table has it. */
+/* acpi_parse_pm_timer: the PM timer's I/O port from X_PM_TMR_BLK or PM_TMR_BLK; a timer in
+ * memory space, or a block of another length, is not used (and said so). */
+static void acpi_parse_pm_timer(struct acpi_ctx *c, const uint8_t *t, uint32_t len,
+                                uint32_t flags)
+{
+    struct acpi_gas x = { 0 };
+    uint32_t port;
+
+    if (len >= ACPI_FADT_X_PM_TMR_BLK_OFF + sizeof(x)) {
+        memcpy(&x, t + ACPI_FADT_X_PM_TMR_BLK_OFF, sizeof(x));
+    }
+    memcpy(&port, t + ACPI_FADT_PM_TMR_BLK_OFF, sizeof(port));
+    if (x.addr != 0) {
+        if (x.space != ACPI_GAS_IO || x.addr > 0xFFFC) {
+            acpi_warn(c->info, "FADT: PM timer at 0x%lx in address space %u, not used",
+                      (unsigned long)x.addr, x.space);
+            return;
+        }
+        port = (uint32_t)x.addr;
+    } else if (port == 0 || t[ACPI_FADT_PM_TMR_LEN_OFF] != 4 || port > 0xFFFC) {
+        return; /* no PM timer (hardware-reduced ACPI has none) */
+    }
+    c->info->pm_tmr_port = (uint16_t)port;
+    c->info->pm_tmr_32bit = (flags & ACPI_FADT_TMR_VAL_EXT) != 0;
+}
+
 static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
 {
     uint32_t len = ((const struct acpi_sdt *)t)->length, flags;
@@ -582,6 +616,7 @@ static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     c->info->has_fadt = true;
     c->info->century_index = t[ACPI_FADT_CENTURY_OFF]; /* 0: RTC has no century register */
     memcpy(&flags, t + ACPI_FADT_FLAGS_OFF, sizeof(flags));
+    acpi_parse_pm_timer(c, t, len, flags);
     /* §5.2.9 FADT Flags bit 10: RESET_REG is meaningful only with RESET_REG_SUP set. */
     if (len <= ACPI_FADT_RESET_VALUE_OFF || (flags & ACPI_FADT_RESET_REG_SUP) == 0) {
         return;

@@ -95,6 +95,8 @@ struct acpi_info {
     bool has_hpet;
     uint64_t hpet_phys;
     bool has_fadt;
+    uint16_t pm_tmr_port; /* the ACPI PM timer's I/O port, 0 if none */
+    bool pm_tmr_32bit;    /* its counter is 32 bits wide (else 24) */
     struct acpi_reset reset;
     uint8_t century_index; /* CMOS RTC index of the century, 0 if none */
 

@@ -151,6 +151,10 @@ static void print_banner(void)
     kprintf("memory: %llu MiB usable in %u regions, image 0x%lx-0x%lx\n",
             (unsigned long long)(memmap_usable_bytes(&boot_info.mm) >> 20), boot_info.mm.n,
             (unsigned long)(uintptr_t)__image_start, (unsigned long)(uintptr_t)__image_end);
+}
+
+static void print_time(void)
+{
     kprintf("time: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)(time_tsc_hz() / 1000000),
             (unsigned long long)(time_tsc_hz() / 1000 % 1000), time_tsc_source());
 }
@@ -177,9 +181,10 @@ void kmain(uint32_t magic, uint32_t info)
         boot_fail("vm: page-table pool exhausted mapping %llu MiB",
                   (unsigned long long)(memmap_highest_usable_end(&boot_info.mm) >> 20));
     }
-    time_init();                    /* TSC frequency, once, for every core */
     print_banner();
-    find_acpi(rsdp_phys);           /* MADT: the cores; MCFG: PCI ECAM (for the PCI layer) */
+    find_acpi(rsdp_phys);           /* MADT: the cores; MCFG: PCI ECAM; HPET, PM timer */
+    time_init(&boot_acpi);          /* TSC frequency, once, for every core */
+    print_time();
     lapic_init(boot_acpi.lapic_phys);
     percpu_setup(0, lapic_id());
     lapic_timer_calibrate();        /* wakes a halted core 0 for the console (adaptive mode) */

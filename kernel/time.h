@@ -1,7 +1,8 @@
 /*
  * kernel/time.h: TSC-based time. The boot core finds the TSC frequency once (CPUID leaf 0x15,
- * a hypervisor's frequency leaf, or a calibration against the PIT); every other core uses that
- * result (the invariant TSC ticks at one rate on all cores, SDM 3B 17.17).
+ * a hypervisor's frequency leaf, or a calibration against HPET, the ACPI PM timer or the PIT);
+ * every other core uses that result (the invariant TSC ticks at one rate on all cores, SDM 3B
+ * 17.17).
  */
 #ifndef WS_TIME_H
 #define WS_TIME_H
@@ -9,8 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* time_init: determine the TSC frequency. Boot core, once, early. */
-void time_init(void);
+struct acpi_info;
+
+/* time_init: determine the TSC frequency from the references the platform has (acpi: its
+ * HPET and PM timer; may be NULL), cross-checked; the banner says which. Boot core, once,
+ * after the ACPI tables are read. */
+void time_init(const struct acpi_info *acpi);
 uint64_t time_tsc_hz(void);
 const char *time_tsc_source(void); /* how the frequency was found, for the banner */
 /* time_ns: nanoseconds since time_init, monotonic. Any core. */

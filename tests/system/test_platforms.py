@@ -5,6 +5,8 @@ Each test boots the default image to `ready:` on such a machine and pings both p
 """
 import re
 
+import pytest
+
 from netlab import BOTH_NICS, finish_lab, start_lab
 from qemu import DEFAULT_ELF
 
@@ -42,6 +44,45 @@ def test_nics_behind_the_last_of_72_root_ports(nic):
         for bdf in nics:
             assert re.search(rf"^pci 0000:00:\S+: bridge above {bdf}: memory and bus master on",
                              text, re.M), text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
+
+
+def host_tsc_mhz():
+    """The host's TSC rate as Linux reports it (cpu MHz of the first CPU); under TCG the guest's
+    TSC runs at the host's."""
+    with open("/proc/cpuinfo") as f:
+        m = re.search(r"^cpu MHz\s*:\s*([0-9.]+)", f.read(), re.M)
+    assert m, "no 'cpu MHz' in /proc/cpuinfo"
+    return float(m.group(1))
+
+
+@pytest.mark.parametrize("machine,source", [
+    ("q35,pit=off", "HPET"),
+    ("q35,hpet=off", "ACPI PM timer"),
+    ("q35,pit=off,hpet=off", "ACPI PM timer"),
+])
+def test_tsc_calibrated_without_legacy_timers(machine, source):
+    """No PIT, no HPET, or neither (as on recent platforms): the TSC is calibrated against what
+    is there, within 2% of the host's, a silent PIT is refused by name rather than believed, and
+    the appliance works (pings on both ports, whose waits all depend on that frequency)."""
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, machine=machine)
+    try:
+        text = lab.guest.text()
+        m = re.search(r"^time: TSC ([0-9.]+) MHz \((.*)\)$", text, re.M)
+        assert m, text
+        mhz, how = float(m.group(1)), m.group(2)
+        host = host_tsc_mhz()
+        assert abs(mhz - host) <= 0.02 * host, (mhz, host, how)
+        assert how.startswith(f"{source} calibration"), how
+        if "pit=off" in machine:
+            assert re.search(r"^time: PIT calibration gives \d+ kHz, outside .*: refused$", text,
+                             re.M), text
+            assert "PIT" not in how, how
+        assert "DISAGREES" not in how, how
         for port in (0, 1):
             r = lab.ping(port)
             assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
