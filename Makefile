@@ -176,12 +176,16 @@ $(ELF): $(KERNEL_OBJS) $(OBJ)/ksyms.o linker/kernel.ld
 	$(NM) -n $@ > $(BUILD)/wirespeed.sym
 	@size $@
 
+# boot/grub.cfg with the version, the config's name and its console filled in (ISO, USB, PXE).
+GRUB_CFG_SUBST = sed -e "s/@VERSION@/$$(sed -n 's/.*WS_VERSION "\(.*\)"/\1/p' kernel/version.h)/" \
+	-e "s/@CONFIG@/$$(sed -n 's/.*CONFIG_NAME "\(.*\)"/\1/p' $(GEN)/config.h)/" \
+	-e "s/@CONSOLE_PORT@/$$(sed -n 's/.*CONFIG_CONSOLE_PORT \(.*\)/\1/p' $(GEN)/config.h)/" \
+	-e "s/@CONSOLE_BAUD@/$$(sed -n 's/.*CONFIG_CONSOLE_BAUD \(.*\)/\1/p' $(GEN)/config.h)/"
+
 $(ISO): $(ELF) boot/grub.cfg $(GEN)/config.h
 	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
 	cp $(ELF) $(BUILD)/iso/boot/wirespeed.elf
-	sed -e 's/@VERSION@/$(shell sed -n 's/.*WS_VERSION "\(.*\)"/\1/p' kernel/version.h)/' \
-	    -e 's/@CONFIG@/$(shell sed -n 's/.*CONFIG_NAME "\(.*\)"/\1/p' $(GEN)/config.h)/' \
-	    boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
+	$(GRUB_CFG_SUBST) boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 

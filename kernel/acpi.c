@@ -627,6 +627,36 @@ static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
                                           .value = t[ACPI_FADT_RESET_VALUE_OFF] };
 }
 
+/*
+ * SPCR (Microsoft's Serial Port Console Redirection table, revision 2): the UART the firmware
+ * (often a BMC's Serial-over-LAN) uses as its console. Only a 16550-compatible UART at an I/O
+ * port is of use here: interface type 0 (16550) or 0x12 (16550 by the GAS); MMIO UARTs and
+ * others are reported and left.
+ */
+#define ACPI_SPCR_MIN_BYTES 80
+#define ACPI_SPCR_TYPE_OFF 36
+#define ACPI_SPCR_BASE_OFF 40
+#define ACPI_SPCR_BAUD_OFF 58
+#define ACPI_SPCR_TYPE_16550 0x00
+#define ACPI_SPCR_TYPE_16550_GAS 0x12
+
+static void acpi_parse_spcr(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    static const uint32_t bauds[8] = { 0, 0, 0, 9600, 19200, 0, 57600, 115200 };
+    struct acpi_gas base;
+    uint8_t type = t[ACPI_SPCR_TYPE_OFF], b = t[ACPI_SPCR_BAUD_OFF];
+
+    memcpy(&base, t + ACPI_SPCR_BASE_OFF, sizeof(base));
+    if ((type != ACPI_SPCR_TYPE_16550 && type != ACPI_SPCR_TYPE_16550_GAS) ||
+        base.space != ACPI_GAS_IO || base.addr == 0 || base.addr > 0xFFF8) {
+        acpi_warn(c->info, "SPCR at 0x%lx: console type %u at 0x%lx (space %u) is not a 16550 "
+                  "at an I/O port; not used", phys, type, (unsigned long)base.addr, base.space);
+        return;
+    }
+    c->info->spcr_port = (uint16_t)base.addr;
+    c->info->spcr_baud = b < 8 ? bauds[b] : 0; /* 0: as the firmware left it */
+}
+
 /* The tables we read; the first valid one of each signature wins. Entry 0 is required. */
 static const struct acpi_handler {
     char sig[5];
@@ -637,6 +667,7 @@ static const struct acpi_handler {
     { "MCFG", sizeof(struct acpi_mcfg), acpi_parse_mcfg },
     { "HPET", sizeof(struct acpi_hpet), acpi_parse_hpet },
     { "FACP", ACPI_FADT_MIN_BYTES, acpi_parse_fadt },
+    { "SPCR", ACPI_SPCR_MIN_BYTES, acpi_parse_spcr },
 };
 #define ACPI_NHANDLERS (sizeof(acpi_handlers) / sizeof(acpi_handlers[0]))
 

@@ -96,6 +96,8 @@ struct acpi_info {
     uint64_t hpet_phys;
     bool has_fadt;
     uint16_t pm_tmr_port; /* the ACPI PM timer's I/O port, 0 if none */
+    uint16_t spcr_port;   /* SPCR's console UART (I/O port), 0 if none */
+    uint32_t spcr_baud;   /* its speed, 0 if SPCR leaves it as it is */
     bool pm_tmr_32bit;    /* its counter is 32 bits wide (else 24) */
     struct acpi_reset reset;
     uint8_t century_index; /* CMOS RTC index of the century, 0 if none */

@@ -35,12 +35,27 @@ static uint32_t console_tx_head, console_tx_tail; /* free-running; head - tail =
 static bool console_async;
 static uint64_t console_dropped_bytes;
 
+/*
+ * The console's UART, chosen at console_init: the configured port if a 16550 answers there,
+ * else the first of COM1 and COM2 that does (a BMC's Serial-over-LAN is usually COM2); the
+ * firmware's SPCR may then move it (console_adopt_spcr). None at all: output is dropped and
+ * input never polled, so no core reads the all-ones an absent port returns as "data".
+ */
+#define CONSOLE_COM1 0x3F8
+#define CONSOLE_COM2 0x2F8
+static uint16_t console_port; /* 0: no UART */
+static uint32_t console_baud;
+static const char *console_chosen_by = "none answers";
+
 static void console_put_sync(char c)
 {
-    if (c == '\n') {
-        uart_putc(CONFIG_CONSOLE_PORT, '\r');
+    if (console_port == 0) {
+        return;
     }
-    uart_putc(CONFIG_CONSOLE_PORT, (uint8_t)c);
+    if (c == '\n') {
+        uart_putc(console_port, '\r');
+    }
+    uart_putc(console_port, (uint8_t)c);
 }
 
 /* console_enqueue: add c (as CR LF for LF) to the ring, or count it dropped. Lock held. */
@@ -72,8 +87,10 @@ static void console_put_bytes(const char *s, size_t len)
 static void console_drain_sync(void)
 {
     while (console_tx_tail != console_tx_head) {
-        uart_putc(CONFIG_CONSOLE_PORT,
-                  (uint8_t)console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES]);
+        char c = console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES];
+        if (console_port != 0) {
+            uart_putc(console_port, (uint8_t)c);
+        }
     }
 }
 
@@ -108,9 +125,12 @@ static void console_drain(void)
         return;
     }
     spin_lock(&console_lock);
-    unsigned room = uart_tx_fifo_room(CONFIG_CONSOLE_PORT);
+    if (console_port == 0) {
+        console_tx_tail = console_tx_head; /* no UART: nothing waits for one */
+    }
+    unsigned room = console_port ? uart_tx_fifo_room(console_port) : 0;
     while (room-- > 0 && console_tx_tail != console_tx_head) {
-        uart_putc_nowait(CONFIG_CONSOLE_PORT,
+        uart_putc_nowait(console_port,
                          (uint8_t)console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES]);
     }
     spin_unlock(&console_lock);
@@ -118,9 +138,52 @@ static void console_drain(void)
 
 void console_init(void)
 {
-    uart_init(CONFIG_CONSOLE_PORT, CONFIG_CONSOLE_BAUD);
+    static const uint16_t candidates[] = { CONFIG_CONSOLE_PORT, CONSOLE_COM1, CONSOLE_COM2 };
+    for (unsigned i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+        if (uart_present(candidates[i])) {
+            console_port = candidates[i];
+            console_chosen_by = i == 0 ? "the config" : "probing COM1, COM2";
+            break;
+        }
+    }
+    console_baud = CONFIG_CONSOLE_BAUD;
+    if (console_port != 0) {
+        uart_init(console_port, console_baud);
+    }
     console_line_reset(&console_input);
+    console_input_ready = console_port != 0;
+}
+
+void console_adopt_spcr(uint16_t port, uint32_t baud)
+{
+    if (port == 0 || (port == console_port && (baud == 0 || baud == console_baud))) {
+        return;
+    }
+    if (!uart_present(port)) {
+        kprintf("console: the firmware's SPCR names a UART at 0x%x that does not answer; "
+                "staying where it is\n", port);
+        return;
+    }
+    kprintf("console: moving to 0x%x%s, as the firmware's SPCR says\n", port,
+            port == console_port ? " (new speed)" : "");
+    console_flush();
+    console_port = port;
+    console_baud = baud ? baud : console_baud;
+    console_chosen_by = "the firmware's SPCR";
+    uart_init(console_port, console_baud);
     console_input_ready = true;
+}
+
+void console_report(void)
+{
+    if (console_port == 0) {
+        return; /* nobody would read it */
+    }
+    const char *name = console_port == CONSOLE_COM1 ? "COM1 " : console_port == CONSOLE_COM2
+                                                                    ? "COM2 "
+                                                                    : "";
+    kprintf("console: %s0x%x at %u 8N1, chosen by %s\n", name, console_port,
+            (unsigned)console_baud, console_chosen_by);
 }
 
 void console_write(const char *s, size_t len)
@@ -224,7 +287,7 @@ void console_poll(void)
         return;
     }
     for (int i = 0; i < CONSOLE_POLL_BYTES; i++) {
-        int c = uart_getc(CONFIG_CONSOLE_PORT);
+        int c = uart_getc(console_port);
         if (c < 0) {
             return;
         }

@@ -11,8 +11,14 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* console_init: set up the UART named by the baked config. Boot core, before any output. */
+/* console_init: set up the console's UART: the baked config's if one answers there, else
+ * COM1 or COM2, else none (output dropped, input never polled). Boot core, before any output. */
 void console_init(void);
+/* console_adopt_spcr: move to the UART the firmware's SPCR table names (port 0: none; baud 0:
+ * keep the speed), if one answers there. Boot core, after the ACPI tables are read. */
+void console_adopt_spcr(uint16_t port, uint32_t baud);
+/* console_report: one line: which UART, what speed, chosen how. */
+void console_report(void);
 /* kprintf: format and write to the console as one unit. Any core; not on the fast path. */
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int kvprintf(const char *fmt, va_list ap);

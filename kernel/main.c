@@ -183,6 +183,8 @@ void kmain(uint32_t magic, uint32_t info)
     }
     print_banner();
     find_acpi(rsdp_phys);           /* MADT: the cores; MCFG: PCI ECAM; HPET, PM timer */
+    console_adopt_spcr(boot_acpi.spcr_port, boot_acpi.spcr_baud); /* a BMC's console */
+    console_report();
     time_init(&boot_acpi);          /* TSC frequency, once, for every core */
     print_time();
     lapic_init(boot_acpi.lapic_phys);

@@ -24,10 +24,26 @@
 #define UART_LSR 5 /* line status */
 #define UART_LSR_DATA_READY 0x01
 #define UART_LSR_THR_EMPTY 0x20
+#define UART_SCR 7 /* scratch: read back what was written; absent on the 8250 only */
 
 #define UART_CLOCK_HZ 1843200 /* the PC's 1.8432 MHz crystal; divisor = clock / (16 * baud) */
 /* At 9600 baud a byte takes ~1 ms; a port that never drains (absent UART) must not hang us. */
 #define UART_TX_SPIN_LIMIT 200000
+
+bool uart_present(uint16_t port)
+{
+    static const uint8_t probe[] = { 0x5A, 0xA5 };
+    if (inb(port + UART_LSR) == 0xFF) {
+        return false; /* nothing decodes the port: every read is all-ones */
+    }
+    for (unsigned i = 0; i < sizeof(probe); i++) {
+        outb(port + UART_SCR, probe[i]);
+        if (inb(port + UART_SCR) != probe[i]) {
+            return false;
+        }
+    }
+    return true;
+}
 
 void uart_init(uint16_t port, uint32_t baud)
 {

@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* uart_present: a 16550 answers at port: LSR is not all-ones and the scratch register keeps
+ * what is written to it. Any core, before the port is used. */
+bool uart_present(uint16_t port);
 /* uart_init: 8N1 at `baud`, FIFOs on, interrupts off. Any core, before the console is used. */
 void uart_init(uint16_t port, uint32_t baud);
 /* uart_putc: wait (bounded) for room in the transmitter, then send one byte. */

@@ -40,11 +40,10 @@ else
 	tools/write-usb $(ISO) $(USB_DEV)
 endif
 
-# The menu with version and config name filled in, as the ISO rule does for its copy.
+# The menu with version, config name and console filled in, as the ISO rule does for its copy.
 $(MEDIA_GRUB_CFG): boot/grub.cfg kernel/version.h $(GEN)/config.h
 	@mkdir -p $(dir $@)
-	sed -e "s/@VERSION@/$$(sed -n 's/.*WS_VERSION "\(.*\)"/\1/p' kernel/version.h)/" \
-	    -e "s/@CONFIG@/$$(sed -n 's/.*CONFIG_NAME "\(.*\)"/\1/p' $(GEN)/config.h)/" $< > $@
+	$(GRUB_CFG_SUBST) $< > $@
 
 # GRUB's netboot tree: boot/grub/i386-pc/core.0 for BIOS PXE ROMs, boot/grub/x86_64-efi/core.efi
 # for UEFI PXE; both read boot/grub/grub.cfg from the TFTP server, which loads

@@ -46,12 +46,13 @@ BOOT_TIMEOUT_S = 90
 class Guest:
     def __init__(self, kernel=None, iso=None, smp=2, mem="256M", accel="tcg", extra=(),
                  monitor=True, machine="q35", bios=None, cpu=None, reboot=False,
-                 qemu=QEMU_STOCK):
+                 qemu=QEMU_STOCK, serial=None):
         """kernel: boot it with -kernel; iso: boot it as a CD-ROM; neither: the boot device is
         in extra (a USB stick, a NIC with -boot n). bios: firmware image for -bios (e.g.
         OVMF); cpu: a -cpu model instead of the default for the accelerator. reboot: a guest
         reset restarts the machine (otherwise QEMU exits, -no-reboot); qemu: the binary
-        (QEMU_82599 for the ixgbe-82599 device)."""
+        (QEMU_82599 for the ixgbe-82599 device); serial: QEMU arguments for the console's
+        UART instead of COM1 on this process's stdio."""
         if cpu is None:
             cpu = "host,-arch-capabilities" if accel == "kvm" else "max"
         cpu = ["-cpu", cpu]
@@ -59,7 +60,8 @@ class Guest:
         boot += ["-bios", bios] if bios else []
         self.cmd = ([qemu, "-machine", machine, "-accel", accel] + cpu +
                     ["-smp", str(smp), "-m", mem, "-display", "none"] +
-                    ([] if reboot else ["-no-reboot"]) + ["-serial", "stdio"] +
+                    ([] if reboot else ["-no-reboot"]) +
+                    (list(serial) if serial is not None else ["-serial", "stdio"]) +
                     (["-monitor", "none"] if monitor else []) +
                     boot + list(extra))
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -7,7 +7,9 @@ import re
 
 import pytest
 
-from netlab import BOTH_NICS, finish_lab, start_lab
+import time
+
+from netlab import BOTH_NICS, Lab, finish_lab, start_lab
 from qemu import DEFAULT_ELF
 
 ROOT_PORTS = 72  # more than the 64 functions the PCI layer once kept
@@ -86,5 +88,42 @@ def test_tsc_calibrated_without_legacy_timers(machine, source):
         for port in (0, 1):
             r = lab.ping(port)
             assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
+
+
+COM2_ONLY = ["-serial", "none", "-chardev", "stdio,id=con",
+             "-device", "isa-serial,iobase=0x2f8,irq=3,chardev=con"]
+
+
+def test_console_on_com2_when_com1_is_absent():
+    """A server whose only UART is COM2 (a BMC's Serial-over-LAN): the console finds it, says
+    so, and answers commands there."""
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, serial=COM2_ONLY)
+    try:
+        text = lab.guest.text()
+        assert re.search(r"^console: COM2 0x2f8 at 115200 8N1, chosen by probing COM1, COM2$",
+                         text, re.M), text
+        lab.guest.command("version", r"^wirespeed \S+ config default rev ")
+        st = lab.stats()
+        assert len(st["ports"]) == 2
+    finally:
+        finish_lab(lab)
+
+
+def test_no_uart_at_all_boots_and_forwards():
+    """No UART anywhere (-serial none): nothing to print to, yet the appliance boots and
+    answers on both ports; its console core does not read the all-ones of an absent port as
+    input (that would be a flood of 'unknown command' and a core that never halts)."""
+    lab = Lab(kernel=DEFAULT_ELF, smp=2, serial=["-serial", "none"])
+    try:
+        deadline = time.monotonic() + 90
+        answered = set()
+        while len(answered) < 2 and time.monotonic() < deadline:
+            for port in (0, 1):
+                if port not in answered and " 0% packet loss" in lab.ping(port, count=2).stdout:
+                    answered.add(port)
+        assert answered == {0, 1}, f"ports answering: {sorted(answered)}"
+        assert lab.guest.text() == "", lab.guest.text()[:500]
     finally:
         finish_lab(lab)
