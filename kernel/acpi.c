@@ -649,8 +649,9 @@ static void acpi_parse_spcr(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     memcpy(&base, t + ACPI_SPCR_BASE_OFF, sizeof(base));
     if ((type != ACPI_SPCR_TYPE_16550 && type != ACPI_SPCR_TYPE_16550_GAS) ||
         base.space != ACPI_GAS_IO || base.addr == 0 || base.addr > 0xFFF8) {
-        acpi_warn(c->info, "SPCR at 0x%lx: console type %u at 0x%lx (space %u) is not a 16550 "
-                  "at an I/O port; not used", phys, type, (unsigned long)base.addr, base.space);
+        acpi_warn(c->info, "SPCR: type %u UART at 0x%lx (space %u), not a 16550 on I/O ports",
+                  type, (unsigned long)base.addr, base.space);
+        (void)phys;
         return;
     }
     c->info->spcr_port = (uint16_t)base.addr;

@@ -234,6 +234,36 @@ static void build_fadt(uint8_t *t, uint32_t len)
     sdt_end(t, len);
 }
 
+/* FADT's PM timer: PM_TMR_BLK (I/O port) at 76, PM_TMR_LEN at 91, X_PM_TMR_BLK GAS at 208
+ * (space 208, address 212); Flags bit 8 TMR_VAL_EXT. What QEMU's q35 has: port 0x608, 24 bits.
+ * The table must be at least 220 bytes long for the GAS. */
+static void fadt_pm_timer(uint8_t *t, uint32_t port, uint8_t tmr_len, uint8_t x_space,
+                          uint64_t x_addr, bool ext)
+{
+    uint32_t flags;
+    memcpy(&flags, t + 112, 4);
+    put32(t, 76, port);
+    t[91] = tmr_len;
+    t[208] = x_space;
+    put64(t, 212, x_addr);
+    put32(t, 112, ext ? flags | (1u << 8) : flags & ~(1u << 8));
+    uint32_t len;
+    memcpy(&len, t + 4, 4);
+    sdt_end(t, len);
+}
+
+/* SPCR (80 bytes): interface type 36, base address GAS at 40 (space 40, address 44), baud 58. */
+static void build_spcr(uint8_t *t, uint8_t type, uint8_t space, uint64_t addr, uint8_t baud)
+{
+    sdt_begin(t, "SPCR", 2);
+    t[36] = type;
+    t[40] = space;
+    t[41] = 8;
+    put64(t, 44, addr);
+    t[58] = baud;
+    sdt_end(t, 80);
+}
+
 /* QEMU q35-like set: ncpu enabled CPUs, one I/O APIC, two overrides, MCFG, HPET, FADT. */
 static void build_world(struct world *w, unsigned ncpu)
 {
@@ -753,6 +783,90 @@ static void test_hpet_and_fadt_variants(void **state)
     assert_int_equal(w->info.century_index, 0x32);
 }
 
+static void test_pm_timer_from_fadt(void **state)
+{
+    struct world *w = *state;
+    uint8_t *f = w->b + FADT_OFF;
+
+    fadt_pm_timer(f, 0x608, 4, 0, 0, false); /* QEMU q35: PM_TMR_BLK only, 24 bits */
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.pm_tmr_port, 0x608);
+    assert_false(w->info.pm_tmr_32bit);
+    fadt_pm_timer(f, 0x608, 4, 1, 0x1808, true); /* X_PM_TMR_BLK wins, 32 bits */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.pm_tmr_port, 0x1808);
+    assert_true(w->info.pm_tmr_32bit);
+    fadt_pm_timer(f, 0x608, 4, 0, 0xFED00000, false); /* in memory space: refused, said so */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.pm_tmr_port, 0);
+    assert_true(warned(w, "FADT: PM timer at 0xfed00000 in address space 0, not used"));
+    fadt_pm_timer(f, 0x608, 2, 0, 0, false); /* PM_TMR_LEN not 4: no timer */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.pm_tmr_port, 0);
+    fadt_pm_timer(f, 0xFFFE, 4, 0, 0, false); /* a port whose 4 bytes do not fit */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.pm_tmr_port, 0);
+    build_fadt(f, 116); /* ACPI 1.0 size: PM_TMR_BLK, but no room for the GAS */
+    fadt_pm_timer(f, 0x408, 4, 0, 0, false);
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.pm_tmr_port, 0x408);
+}
+
+static void test_spcr_console(void **state)
+{
+    struct world *w = *state;
+    static const size_t tables[] = { FADT_OFF, MADT_OFF, HPET_OFF, MCFG_OFF, SPARE_OFF };
+    uint8_t *t = w->b + SPARE_OFF;
+
+    build_roots(w, tables, 5);
+    build_spcr(t, 0, 1, 0x2F8, 7); /* a BMC's COM2 at 115200 */
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.spcr_port, 0x2F8);
+    assert_int_equal(w->info.spcr_baud, 115200);
+    build_spcr(t, 0x12, 1, 0x3F8, 0); /* 16550 by GAS, speed left as it is */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.spcr_port, 0x3F8);
+    assert_int_equal(w->info.spcr_baud, 0);
+    build_spcr(t, 0, 1, 0x3F8, 200); /* an undefined baud code: as it is */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.spcr_baud, 0);
+    build_spcr(t, 0x0E, 0, 0xFE215040, 7); /* an MMIO UART (type 0x0E, BCM2835): not ours */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.spcr_port, 0);
+    assert_true(warned(w, "SPCR: type 14 UART at 0xfe215040 (space 0), not a 16550 on I/O ports"));
+    build_spcr(t, 0, 1, 0xFFFC, 7); /* a port range past 0xFFFF */
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.spcr_port, 0);
+    sdt_begin(t, "SPCR", 2); /* shorter than its 80 bytes: rejected by the table checks */
+    sdt_end(t, 60);
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.spcr_port, 0);
+    assert_true(w->info.nwarn > 0);
+    uint32_t seed = 7; /* hostile bytes anywhere in a well-formed SPCR, checksum repaired */
+    for (unsigned iter = 0; iter < 2000; iter++) {
+        build_spcr(t, 0, 1, 0x2F8, 7);
+        for (unsigned k = 0; k < 1 + iter % 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            t[36 + (seed >> 16) % 44] = (uint8_t)(seed >> 8);
+        }
+        fix_sum(t, 80, 9);
+        memset(&w->info, 0, sizeof(w->info));
+        assert_int_equal(parse(w), 0);
+        assert_true(w->info.spcr_port == 0 ||
+                    (w->info.spcr_port >= 1 && w->info.spcr_port <= 0xFFF8));
+    }
+}
+
 static void test_warnings_overflow_and_null_entries(void **state)
 {
     struct world *w = *state;
@@ -984,6 +1098,8 @@ int main(void)
         T(test_mcfg_short_and_odd_entries),
         T(test_mcfg_more_segments_than_max),
         T(test_hpet_and_fadt_variants),
+        T(test_pm_timer_from_fadt),
+        T(test_spcr_console),
         T(test_warnings_overflow_and_null_entries),
         T(test_unknown_and_duplicate_tables),
         T(test_random_corruption),
