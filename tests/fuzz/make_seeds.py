@@ -734,6 +734,61 @@ def sink_services_seeds():
     return {**sv_iperf3_seeds(), **sv_netperf_seeds(), "discard_and_echo": basic}
 
 
+def acpi_table(kind, body, bad_sum=False, length=None):
+    """One table of fuzz_acpi's input: kind (0 APIC, 1 MCFG, 2 HPET, 3 FACP, 4 SPCR, 5 SSDT),
+    flags, body length, [length field], body (the bytes after the 36-byte header)."""
+    flags = (1 if bad_sum else 0) | (2 if length is not None else 0)
+    head = struct.pack("<BBH", kind, flags, len(body))
+    return head + (struct.pack("<H", length) if length is not None else b"") + body
+
+
+def acpi_madt_body(ncpu, x2apic=False):
+    """Local APIC address and flags, then ncpu processor entries and one I/O APIC."""
+    b = struct.pack("<II", 0xFEE00000, 1)
+    for i in range(ncpu):
+        if x2apic:
+            b += struct.pack("<BBHIII", 9, 16, 0, 300 + i, 1, i)
+        else:
+            b += struct.pack("<BBBBI", 0, 8, i, i, 1)
+    return b + struct.pack("<BBBBII", 1, 12, 0, 0, 0xFEC00000, 0)
+
+
+def acpi_fadt_body(pm_port=0x608, x_pm=0, ext=False):
+    """FADT fields from offset 36 to 244: PM_TMR_BLK (76), PM_TMR_LEN (91), FLAGS (112),
+    RESET_REG (116), X_PM_TMR_BLK (208), as QEMU's q35 has them."""
+    b = bytearray(244 - 36)
+    def put(off, fmt, *v):
+        struct.pack_into(fmt, b, off - 36, *v)
+    put(76, "<I", pm_port)
+    b[91 - 36] = 4
+    put(112, "<I", (1 << 10) | ((1 << 8) if ext else 0))
+    put(116, "<BBBBQ", 1, 8, 0, 0, 0xCF9)
+    b[128 - 36] = 6
+    if x_pm:
+        put(208, "<BBBBQ", 1, 32, 0, 3, x_pm)
+    return bytes(b)
+
+
+def acpi_seeds():
+    mcfg = bytes(8) + struct.pack("<QHBBI", 0xB0000000, 0, 0, 255, 0)
+    hpet = struct.pack("<I", 0x8086A201) + struct.pack("<BBBBQ", 0, 64, 0, 0, 0xFED00000) + \
+        bytes(4)
+    spcr = bytearray(80 - 36)
+    struct.pack_into("<BxxxBBBBQ", spcr, 0, 0, 1, 8, 0, 1, 0x2F8)
+    spcr[58 - 36] = 7
+    q35 = (acpi_table(3, acpi_fadt_body()) + acpi_table(0, acpi_madt_body(4)) +
+           acpi_table(2, hpet) + acpi_table(1, mcfg))
+    return {
+        "q35": q35,
+        "q35_spcr_com2": q35 + acpi_table(4, bytes(spcr)),
+        "x2apic_cpus": acpi_table(0, acpi_madt_body(6, x2apic=True)) + acpi_table(1, mcfg),
+        "fadt_x_pm_timer": acpi_table(3, acpi_fadt_body(x_pm=0x1808, ext=True)) +
+                           acpi_table(0, acpi_madt_body(1)),
+        "lying_lengths": acpi_table(0, acpi_madt_body(2), length=4000) +
+                         acpi_table(1, mcfg, length=20) + acpi_table(3, acpi_fadt_body(), True),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
@@ -751,6 +806,7 @@ def main():
         "fuzz_lwip": lwip_seeds(),
         "fuzz_ixgbe_model": ixgbe_model_seeds(),
         "fuzz_sink_services": sink_services_seeds(),
+        "fuzz_acpi": acpi_seeds(),
     }
     for harness, seeds in sets.items():
         d = os.path.join(root, harness)
