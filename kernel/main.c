@@ -178,8 +178,10 @@ void kmain(uint32_t magic, uint32_t info)
     parse_boot_info(magic, info);   /* memory map and ACPI pointer from the loader */
     find_rsdp(&rsdp_phys);          /* BIOS-area scan needs page 0, so before vm_init */
     if (vm_init(&boot_info.mm) != WS_OK) {
-        boot_fail("vm: page-table pool exhausted mapping %llu MiB",
-                  (unsigned long long)(memmap_highest_usable_end(&boot_info.mm) >> 20));
+        boot_fail("vm: page-table pool exhausted mapping %llu MiB%s",
+                  (unsigned long long)(memmap_highest_usable_end(&boot_info.mm) >> 20),
+                  vm_uses_1g_pages() ? "" : " (this CPU has no 1 GiB pages: in 2 MiB pages "
+                                            "about 500 GiB is the most the tables map)");
     }
     print_banner();
     find_acpi(rsdp_phys);           /* MADT: the cores; MCFG: PCI ECAM; HPET, PM timer */

@@ -71,15 +71,15 @@ class Lab:
 
     def __init__(self, kernel, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
                  nic="igb", platform=(), nic_buses=None, bios=None, machine="q35",
-                 serial=None):
+                 serial=None, cpu=None):
         """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
         each host a default route through the appliance's address on its wire; nic: "igb" or
         "82599" (qemu.NICS). With the 82599, QEMU logs the model's guest errors (driver
         misuse) to a file: guest_errors() returns it. platform: QEMU arguments for the machine
         around the NICs (bridges, expanders); nic_buses: the bus of each port's NIC (slot 0
         there) instead of pcie.0; bios: a firmware image (e.g. OVMF) instead of SeaBIOS;
-        machine: QEMU's -machine value (e.g. "q35,pit=off"); serial: the console's UART
-        (qemu.Guest)."""
+        machine: QEMU's -machine value (e.g. "q35,pit=off"); serial: the console's UART, cpu:
+        a -cpu model (qemu.Guest)."""
         self.hosts = hosts or HOSTS
         self.nic = nic
         self.qemu, _, self.chip, self.speed = NICS[nic]
@@ -100,7 +100,8 @@ class Lab:
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
                       "-device", dev]
         self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False,
-                           qemu=self.qemu, bios=bios, machine=machine, serial=serial)
+                           qemu=self.qemu, bios=bios, machine=machine, serial=serial,
+                           cpu=cpu)
         time.sleep(0.5)  # QEMU opens the taps before the firmware boots
         for i, (tap, ns) in enumerate(zip(self.taps, self.nss)):
             sh("ip", "link", "set", tap, "netns", ns)

@@ -127,3 +127,23 @@ def test_no_uart_at_all_boots_and_forwards():
         assert lab.guest.text() == "", lab.guest.text()[:500]
     finally:
         finish_lab(lab)
+
+
+@pytest.mark.parametrize("size,cpu", [("160G", None), ("512G", None), ("160G", "max,-pdpe1gb")])
+def test_large_memory(size, cpu):
+    """More RAM than the 128 GiB the page tables once covered (QEMU allocates it sparsely,
+    reserve=off): the image maps it (1 GiB pages, or 2 MiB pages on a CPU without them), carves
+    its pools and rings, and forwards."""
+    backend = ["-object", f"memory-backend-ram,id=mem,size={size},reserve=off"]
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, mem=size, platform=backend,
+                    machine="q35,memory-backend=mem", cpu=cpu)
+    try:
+        text = lab.guest.text()
+        m = re.search(r"^memory: (\d+) MiB usable", text, re.M)
+        assert m and int(m.group(1)) > int(size[:-1]) * 1024 - 2048, text
+        assert "panic" not in text, text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
