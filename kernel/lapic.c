@@ -1,6 +1,10 @@
 /*
- * kernel/lapic.c: local APIC access in xAPIC mode, registers per SDM Vol. 3A table 10-1.
- * The base comes from ACPI MADT (or the APIC base MSR); it is identity mapped uncached.
+ * kernel/lapic.c: the local APIC, registers per SDM Vol. 3A table 10-1, in either mode: xAPIC
+ * (memory-mapped at the MADT's base, identity mapped uncached) or x2APIC (the same registers
+ * as MSRs 0x800 + offset / 16, SDM 3A 10.12.1.2, with 32-bit APIC IDs and a 64-bit ICR).
+ * x2APIC is used when the firmware handed over in it (IA32_APIC_BASE.EXTD set: the xAPIC
+ * window is then dead, and touching it faults), or when an APIC ID is above 255 and the CPU has
+ * it; every other core follows the boot core's choice.
  */
 #include "lapic.h"
 
@@ -36,17 +40,66 @@
 
 #define LAPIC_DEFAULT_BASE 0xFEE00000UL
 
+/* IA32_APIC_BASE (SDM 3A 10.4.4, 10.12.1): EN enables the APIC, EXTD on top of it x2APIC. */
+#define MSR_APIC_BASE 0x1B
+#define APIC_BASE_EXTD (1ULL << 10)
+#define APIC_BASE_EN (1ULL << 11)
+#define X2APIC_MSR(reg) (0x800 + ((reg) >> 4))
+#define X2APIC_ICR 0x830 /* one 64-bit register: destination in bits 63:32, no pending bit */
+#define CPUID1_ECX_X2APIC (1U << 21)
+
 static uintptr_t lapic_base = LAPIC_DEFAULT_BASE; /* read-only after the boot core's init */
+static bool lapic_x2;                             /* ... and so is the mode */
+static const char *lapic_mode_why = "xAPIC";
 static uint64_t lapic_timer_ticks_per_ms;         /* read-only after lapic_timer_calibrate */
 
 static uint32_t lapic_read(uint32_t reg)
 {
-    return mmio_read32(lapic_base + reg);
+    return lapic_x2 ? (uint32_t)rdmsr(X2APIC_MSR(reg)) : mmio_read32(lapic_base + reg);
 }
 
 static void lapic_write(uint32_t reg, uint32_t v)
 {
-    mmio_write32(lapic_base + reg, v);
+    if (lapic_x2) {
+        wrmsr(X2APIC_MSR(reg), v);
+    } else {
+        mmio_write32(lapic_base + reg, v);
+    }
+}
+
+static bool lapic_cpu_in_x2apic(void)
+{
+    return (rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD) != 0;
+}
+
+bool lapic_choose_mode(uint32_t max_apic_id)
+{
+    if (lapic_cpu_in_x2apic()) {
+        lapic_x2 = true;
+        lapic_mode_why = "x2APIC (the firmware left it on)";
+    } else if (max_apic_id > 0xFF && (cpuid(1, 0).ecx & CPUID1_ECX_X2APIC)) {
+        lapic_x2 = true;
+        lapic_mode_why = "x2APIC (turned on: APIC IDs above 255)";
+    } else if (max_apic_id > 0xFF) {
+        lapic_mode_why = "xAPIC (APIC IDs above 255, but no x2APIC: those cores stay parked)";
+    }
+    return lapic_x2;
+}
+
+const char *lapic_mode(void)
+{
+    return lapic_mode_why;
+}
+
+/* lapic_enter_mode: this core's APIC in the chosen mode (xAPIC -> x2APIC is allowed directly;
+ * the other way needs a disable first, SDM 3A 10.12.5, and is never wanted). */
+static void lapic_enter_mode(void)
+{
+    if (lapic_x2 && !lapic_cpu_in_x2apic()) {
+        uint64_t base = rdmsr(MSR_APIC_BASE);
+        wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN);
+        wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+    }
 }
 
 /* The BIOS leaves the two 8259 PICs mapped to vectors 8-15, where an IRQ would look like a
@@ -67,6 +120,7 @@ static void lapic_disable_8259(void)
 
 void lapic_init(uintptr_t mmio_base)
 {
+    lapic_enter_mode();
     if (mmio_base != 0) {
         lapic_base = mmio_base;
         lapic_disable_8259(); /* boot core: once */
@@ -76,7 +130,8 @@ void lapic_init(uintptr_t mmio_base)
 
 uint32_t lapic_id(void)
 {
-    return lapic_read(LAPIC_ID) >> LAPIC_ID_SHIFT;
+    uint32_t id = lapic_read(LAPIC_ID);
+    return lapic_x2 ? id : id >> LAPIC_ID_SHIFT; /* x2APIC: all 32 bits are the ID */
 }
 
 void lapic_eoi(void)
@@ -99,6 +154,13 @@ static int lapic_icr_wait(void)
 
 static int lapic_send_ipi(uint32_t apic_id, uint32_t icr_lo)
 {
+    if (lapic_x2) {
+        wrmsr(X2APIC_ICR, (uint64_t)apic_id << 32 | icr_lo); /* sent when the write retires */
+        return 0;
+    }
+    if (apic_id > 0xFF) {
+        return -1; /* an xAPIC destination is 8 bits */
+    }
     lapic_write(LAPIC_ICR_HI, apic_id << LAPIC_ICR_DEST_SHIFT);
     lapic_write(LAPIC_ICR_LO, icr_lo);
     return lapic_icr_wait();
@@ -123,8 +185,13 @@ int lapic_send_fixed(uint32_t apic_id, uint8_t vector)
 
 void lapic_send_nmi_all_but_self(void)
 {
-    lapic_write(LAPIC_ICR_HI, 0);
-    lapic_write(LAPIC_ICR_LO, LAPIC_ICR_NMI | LAPIC_ICR_ALL_BUT_SELF | LAPIC_ICR_LEVEL_ASSERT);
+    uint32_t icr = LAPIC_ICR_NMI | LAPIC_ICR_ALL_BUT_SELF | LAPIC_ICR_LEVEL_ASSERT;
+    if (lapic_cpu_in_x2apic()) { /* asked of the CPU itself: a panic may precede lapic_init */
+        wrmsr(X2APIC_ICR, icr);
+        return;
+    }
+    mmio_write32(lapic_base + LAPIC_ICR_HI, 0);
+    mmio_write32(lapic_base + LAPIC_ICR_LO, icr);
 }
 
 /* lapic_timer_calibrate: count timer ticks (bus clock / 16) over 10 ms of TSC time. The timer

@@ -1,11 +1,19 @@
-/* kernel/lapic.h: the local APIC in xAPIC (MMIO) mode: identity, IPIs, EOI. SDM Vol. 3A ch. 10. */
+/* kernel/lapic.h: the local APIC, xAPIC (MMIO) or x2APIC (MSR) mode: identity, IPIs, EOI,
+ * timer. SDM Vol. 3A ch. 10. */
 #ifndef WS_LAPIC_H
 #define WS_LAPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-/* lapic_init: enable this core's local APIC (software enable, spurious vector). Every core. */
+/* lapic_choose_mode: x2APIC if the firmware left it on, or if max_apic_id (the MADT's highest)
+ * needs it and the CPU has it; else xAPIC. Returns whether x2APIC. Boot core, before
+ * lapic_init; the other cores follow in their lapic_init. */
+bool lapic_choose_mode(uint32_t max_apic_id);
+/* lapic_mode: "xAPIC" or "x2APIC (...)" and why, for the banner. */
+const char *lapic_mode(void);
+/* lapic_init: this core's local APIC in the chosen mode, software-enabled with the spurious
+ * vector. Every core, before lapic_id. */
 void lapic_init(uintptr_t mmio_base);
 uint32_t lapic_id(void);
 void lapic_eoi(void);

@@ -159,6 +159,17 @@ static void print_time(void)
             (unsigned long long)(time_tsc_hz() / 1000 % 1000), time_tsc_source());
 }
 
+static uint32_t max_apic_id(const struct acpi_info *acpi)
+{
+    uint32_t max = 0;
+    for (unsigned i = 0; i < acpi->ncpu; i++) {
+        if (acpi->cpu[i].enabled && acpi->cpu[i].apic_id > max) {
+            max = acpi->cpu[i].apic_id;
+        }
+    }
+    return max;
+}
+
 static void print_cores(unsigned ncores)
 {
     for (unsigned i = 0; i < ncores; i++) {
@@ -189,8 +200,10 @@ void kmain(uint32_t magic, uint32_t info)
     console_report();
     time_init(&boot_acpi);          /* TSC frequency, once, for every core */
     print_time();
+    lapic_choose_mode(max_apic_id(&boot_acpi)); /* x2APIC if handed over in it, or needed */
     lapic_init(boot_acpi.lapic_phys);
     percpu_setup(0, lapic_id());
+    kprintf("lapic: %s\n", lapic_mode());
     lapic_timer_calibrate();        /* wakes a halted core 0 for the console (adaptive mode) */
     dma_init(&boot_info.mm);        /* rings and pools come from the loader's free RAM */
     unsigned ncores = smp_start_aps(&boot_acpi, CONFIG_MAX_CORES); /* wait in core_loop */

@@ -56,9 +56,9 @@ struct _reent *__getreent(void)
 /* ap_entry: first C code on an AP, on its own stack (from the trampoline). */
 static void ap_entry(uint64_t index)
 {
+    lapic_init(0); /* first: in x2APIC mode even reading the ID needs the mode entered */
     percpu_setup((unsigned)index, lapic_id());
     cpu_tables_load();
-    lapic_init(0);
     core_loop();
 }
 

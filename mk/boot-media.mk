@@ -11,6 +11,7 @@
 
 PXE_ROOT := $(BUILD)/pxe
 BROKEN := $(BUILD)/broken
+X2APIC := $(BUILD)/x2apic
 MEDIA_GRUB_CFG := $(BUILD)/media/grub.cfg
 USB_DEV ?=
 
@@ -84,4 +85,16 @@ $(BROKEN)/wirespeed-broken.iso: $(ELF) $(MEDIA_GRUB_CFG)
 	grub-mkrescue -o $@ $(BROKEN)/iso > $(BROKEN)/grub-mkrescue.log 2>&1 || \
 		{ cat $(BROKEN)/grub-mkrescue.log; exit 1; }
 
-media-test: iso pxe $(BROKEN)/wirespeed-broken.iso
+# The real image on an ISO whose GRUB turns the boot core's local APIC to x2APIC mode before
+# loading it (wrmsr IA32_APIC_BASE = 0xFEE00D00: base, EN, EXTD), as servers' firmware often
+# hands over: tests/system/test_platforms.py boots it.
+$(X2APIC)/wirespeed-x2apic.iso: $(ELF) $(MEDIA_GRUB_CFG)
+	@rm -rf $(X2APIC) && mkdir -p $(X2APIC)/iso/boot/grub
+	cp $(ELF) $(X2APIC)/iso/boot/wirespeed.elf
+	sed 's|^    if multiboot2 /boot/wirespeed.elf; then|    insmod wrmsr\n    wrmsr 0x1b 0xfee00d00\n&|' \
+		$(MEDIA_GRUB_CFG) > $(X2APIC)/iso/boot/grub/grub.cfg
+	grep -q 'wrmsr 0x1b' $(X2APIC)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(X2APIC)/iso > $(X2APIC)/grub-mkrescue.log 2>&1 || \
+		{ cat $(X2APIC)/grub-mkrescue.log; exit 1; }
+
+media-test: iso pxe $(BROKEN)/wirespeed-broken.iso $(X2APIC)/wirespeed-x2apic.iso

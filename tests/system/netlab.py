@@ -69,9 +69,9 @@ def ns_run(ns, *args, check=True, timeout=60):
 class Lab:
     """Two ports on taps in namespaces; .guest is the booted appliance."""
 
-    def __init__(self, kernel, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
+    def __init__(self, kernel=None, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
                  nic="igb", platform=(), nic_buses=None, bios=None, machine="q35",
-                 serial=None, cpu=None):
+                 serial=None, cpu=None, iso=None):
         """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
         each host a default route through the appliance's address on its wire; nic: "igb" or
         "82599" (qemu.NICS). With the 82599, QEMU logs the model's guest errors (driver
@@ -79,7 +79,7 @@ class Lab:
         around the NICs (bridges, expanders); nic_buses: the bus of each port's NIC (slot 0
         there) instead of pcie.0; bios: a firmware image (e.g. OVMF) instead of SeaBIOS;
         machine: QEMU's -machine value (e.g. "q35,pit=off"); serial: the console's UART, cpu:
-        a -cpu model (qemu.Guest)."""
+        a -cpu model, iso: boot this ISO (GRUB) instead of kernel (qemu.Guest)."""
         self.hosts = hosts or HOSTS
         self.nic = nic
         self.qemu, _, self.chip, self.speed = NICS[nic]
@@ -99,7 +99,7 @@ class Lab:
                    else nic_device(nic, f"n{i}", 2 + 2 * i, f"nic{i}"))
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
                       "-device", dev]
-        self.guest = Guest(kernel=kernel, smp=smp, mem=mem, extra=extra, monitor=False,
+        self.guest = Guest(kernel=None if iso else kernel, iso=iso, smp=smp, mem=mem, extra=extra, monitor=False,
                            qemu=self.qemu, bios=bios, machine=machine, serial=serial,
                            cpu=cpu)
         time.sleep(0.5)  # QEMU opens the taps before the firmware boots

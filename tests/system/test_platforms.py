@@ -3,6 +3,7 @@ trees of a server's size, with the NICs deep behind bridges that firmware left h
 
 Each test boots the default image to `ready:` on such a machine and pings both ports.
 """
+import os
 import re
 
 import pytest
@@ -10,7 +11,10 @@ import pytest
 import time
 
 from netlab import BOTH_NICS, Lab, finish_lab, start_lab
-from qemu import DEFAULT_ELF
+from qemu import DEFAULT_ELF, ROOT
+from test_ports import send_udp_flows
+
+X2APIC_ISO = os.path.join(ROOT, "build", "x2apic", "wirespeed-x2apic.iso")
 
 ROOT_PORTS = 72  # more than the 64 functions the PCI layer once kept
 
@@ -145,5 +149,29 @@ def test_large_memory(size, cpu):
         for port in (0, 1):
             r = lab.ping(port)
             assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
+
+
+def test_x2apic_left_on_by_the_firmware():
+    """GRUB turns the local APIC to x2APIC mode before loading the image (wrmsr 0x1b
+    0xfee00d00), as servers' firmware often hands over; the xAPIC window is then dead. The
+    image sees it, drives every core's APIC through MSRs (start-up IPIs, kicks, timer, EOI),
+    and the adaptive loop still sleeps and wakes on each core's queue interrupt."""
+    assert os.path.exists(X2APIC_ISO), f"{X2APIC_ISO} missing: make media-test builds it"
+    lab = start_lab("igb", iso=X2APIC_ISO, smp=4)
+    try:
+        text = lab.guest.text()
+        assert re.search(r"^lapic: x2APIC \(the firmware left it on\)$", text, re.M), text
+        assert lab.ready.group(1) == "4", text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        send_udp_flows(lab, 0, flows=64, per_flow=5)
+        st = lab.stats()
+        irqs = [q["irqs"] for q in st["ports"][0]["queues"]]
+        assert all(n > 0 for n in irqs), f"queue interrupts per core: {irqs}"
+        halts = [c["halts"] for c in st["cores"]]
+        assert all(n > 0 for n in halts), f"halts per core: {halts}"
     finally:
         finish_lab(lab)
