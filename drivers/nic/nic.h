@@ -106,6 +106,7 @@ struct nic_queue {
     struct iring_tx tx;
     uint8_t msix_entry; /* MSI-X table entry == EICR bit */
     uint8_t vector;     /* IDT vector on the owning core */
+    bool no_irq;        /* no MSI-X route to the core (APIC ID > 255): polled, never slept on */
     /* owned by the queue's core: how far it has followed the port's state (nic_core_sync) */
     bool usable;                /* this core may touch the queue pair now */
     volatile uint32_t seen_gen; /* the port's gstate this core has acted on (core 0 reads it) */

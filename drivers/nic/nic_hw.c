@@ -179,6 +179,19 @@ int nic_msix_route(struct nic_port *p, void (*program)(struct nic_port *p))
     for (unsigned v = 0; v <= p->nqueues; v++) {
         unsigned core = v < p->nqueues ? v : 0;
         char name[IRQ_NAME_BYTES];
+        if (percpu_blocks[core].apic_id > MSIX_MAX_APIC_ID) {
+            /* An MSI message names at most APIC ID 255 without interrupt remapping: this
+             * entry stays masked and the core polls (nic_arm_core keeps it from halting). */
+            kprintf("%s: MSI-X entry %u: core %u has APIC ID %u, beyond what MSI reaches "
+                    "without interrupt remapping; %s\n", p->name, v, core,
+                    percpu_blocks[core].apic_id,
+                    v < p->nqueues ? "the core polls this queue, never sleeps on it"
+                                   : "link changes are seen by housekeeping only");
+            if (v < p->nqueues) {
+                p->q[v].no_irq = true;
+            }
+            continue;
+        }
         snprintf(name, sizeof(name), v < p->nqueues ? "%sq%u" : "%slink", p->name, v);
         int vec = irq_alloc(core, nic_irq_wake, p, name);
         if (vec < 0 || msix_route(&p->msix, v, percpu_blocks[core].apic_id, (uint8_t)vec)) {

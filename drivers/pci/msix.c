@@ -81,7 +81,7 @@ static uintptr_t msix_entry(const struct msix *m, unsigned entry)
 
 int msix_route(struct msix *m, unsigned entry, uint32_t apic_id, uint8_t vector)
 {
-    if (entry >= m->nvec || apic_id > 0xFF) {
+    if (entry >= m->nvec || apic_id > MSIX_MAX_APIC_ID) {
         return WS_ERR_RANGE; /* xAPIC messages reach APIC IDs 0..255 only */
     }
     uintptr_t e = msix_entry(m, entry);

@@ -19,7 +19,12 @@ struct msix {
 /* msix_init: locate table and PBA through their BARs (validated against the BAR sizes), mask
  * every entry, enable MSI-X. Returns 0 or a negative WS_ERR_*, with why[] filled on error. */
 int msix_init(struct msix *m, struct pci_dev *d, char *why, unsigned whylen);
-/* msix_route: entry -> (apic_id, vector), fixed delivery, edge, left masked. */
+/* The highest APIC ID an MSI message can name without interrupt remapping: the destination is
+ * the 8-bit field of the message address (Intel SDM 3A 10.11.1). */
+#define MSIX_MAX_APIC_ID 0xFF
+
+/* msix_route: entry -> (apic_id, vector), fixed delivery, edge, left masked. WS_ERR_RANGE for
+ * an APIC ID above MSIX_MAX_APIC_ID. */
 int msix_route(struct msix *m, unsigned entry, uint32_t apic_id, uint8_t vector);
 void msix_mask(struct msix *m, unsigned entry);
 void msix_unmask(struct msix *m, unsigned entry);

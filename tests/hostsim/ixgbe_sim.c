@@ -271,6 +271,7 @@ static const struct xs_case {
     { "gone-rxq", xs_test_gone_rxq, "the device goes away while an RX queue is enabled" },
     { "gone-later", xs_test_gone_later, "the device goes away after bring-up" },
     { "link", xs_test_link, "the link is down at bring-up and comes up later" },
+    { "apic-high", xs_test_apic_high, "a core with APIC ID 300: no MSI-X route, it polls" },
     { "rss", xs_test_rss, "RSS queue choice, hash and per-queue MSI-X" },
     { "ping", xs_test_ping, "ARP and ICMP echo on both ports" },
     { "stream", xs_test_stream, "a million frames routed port0 -> port1, then an overload" },

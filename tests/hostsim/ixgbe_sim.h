@@ -103,6 +103,7 @@ void xs_test_gone_reset(void);
 void xs_test_gone_rxq(void);
 void xs_test_gone_later(void);
 void xs_test_link(void);
+void xs_test_apic_high(void);
 void xs_test_rss(void);
 void xs_test_ping(void);
 void xs_test_stream(void);

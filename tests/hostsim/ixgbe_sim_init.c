@@ -15,6 +15,7 @@
 #include "config.h"
 #include "drivers/nic/nic.h"
 #include "net/iface.h"
+#include "percpu.h"
 #include "tests/hostsim/ixgbe_sim.h"
 #include "tests/model/ixgbe_model_int.h"
 
@@ -575,4 +576,29 @@ void xs_test_link(void)
                      "LSC interrupt on core 0, housekeeping \"port1: link up 10000 Mb/s\", ARP "
                      "answered; cable pull/plug reported once each", (double)took / 1e6);
     }
+}
+
+/* A core whose APIC ID is above 255 (an x2APIC server): an MSI message cannot name it without
+ * interrupt remapping. Both ports still come up; that core's queue entries stay unrouted, it is
+ * told so once per port, and it never halts waiting for them (nic_arm_core reports work). */
+void xs_test_apic_high(void)
+{
+    char line[200];
+    percpu_blocks[3].apic_id = 300;
+    unsigned n = xs_boot();
+    xs_expect("ports up with core 3 beyond MSI's reach", n, 2);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(line, sizeof(line), "port%u: MSI-X entry 3: core 3 has APIC ID 300, beyond what "
+                 "MSI reaches without interrupt remapping; the core polls this queue, never "
+                 "sleeps on it\n", i);
+        xs_expect_console(line);
+        XS_CHECK(nic_port(i)->q[3].no_irq, "port%u q3 not marked unroutable", i);
+        for (unsigned q = 0; q < 3; q++) {
+            XS_CHECK(!nic_port(i)->q[q].no_irq, "port%u q%u marked unroutable", i, q);
+        }
+    }
+    XS_CHECK(nic_arm_core(3), "core 3 would halt with no interrupt to wake it");
+    nic_disarm_core(3);
+    XS_CHECK(!nic_arm_core(2), "core 2, whose vectors are routed, was kept awake");
+    nic_disarm_core(2);
 }
