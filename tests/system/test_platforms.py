@@ -175,3 +175,69 @@ def test_x2apic_left_on_by_the_firmware():
         assert all(n > 0 for n in halts), f"halts per core: {halts}"
     finally:
         finish_lab(lab)
+
+
+OVMF = "/usr/share/ovmf/OVMF.fd"
+
+
+def pxb_expander():
+    """A pxb-pcie host bridge (a second root bus, numbered from 0x80, as a multi-socket server's
+    PCI roots are) with two root ports below it."""
+    return ["-device", "pxb-pcie,id=pxb1,bus_nr=128,bus=pcie.0",
+            "-device", "pcie-root-port,id=rpx0,bus=pxb1,chassis=100,slot=100,io-reserve=0",
+            "-device", "pcie-root-port,id=rpx1,bus=pxb1,chassis=101,slot=101,addr=0x1,"
+                       "io-reserve=0"]
+
+
+@BOTH_NICS
+def test_nics_behind_a_pxb_expander(nic):
+    """Both NICs on a second PCI root (pxb-pcie), behind root ports: found on buses 0x81 and
+    0x82, their bridges enabled, pings answered."""
+    lab = start_lab(nic, kernel=DEFAULT_ELF, smp=2, platform=pxb_expander(),
+                    nic_buses=["rpx0", "rpx1"])
+    try:
+        text = lab.guest.text()
+        assert lab.ready.group(2) == "2", text
+        for bus in ("81", "82"):
+            assert re.search(rf"^port\d: 0000:{bus}:00\.0 {lab.chip} ", text, re.M), text
+            assert re.search(rf"^pci 0000:80:0[01]\.0: bridge above 0000:{bus}:00\.0: memory "
+                             r"and bus master on", text, re.M), text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
+
+
+def test_x2apic_eight_cores_under_ovmf():
+    """UEFI (OVMF) with 8 cores, the local APICs handed over in x2APIC mode: every core starts
+    and the ports answer."""
+    lab = start_lab("igb", iso=X2APIC_ISO, smp=8, mem="512M", bios=OVMF)
+    try:
+        text = lab.guest.text()
+        assert re.search(r"^boot: firmware UEFI", text, re.M), text
+        assert re.search(r"^lapic: x2APIC \(the firmware left it on\)$", text, re.M), text
+        assert lab.ready.group(1) == "8", text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
+
+
+def test_72_root_ports_under_ovmf():
+    """The 72-root-port machine booted by UEFI (OVMF, from the ISO): OVMF numbers and sizes the
+    tree its own way; both NICs behind the last root ports come up and answer."""
+    iso = os.path.join(ROOT, "build", "wirespeed.iso")
+    lab = start_lab("igb", iso=iso, smp=2, bios=OVMF, mem="512M",
+                    platform=root_ports(ROOT_PORTS),
+                    nic_buses=[f"rp{ROOT_PORTS - 2}", f"rp{ROOT_PORTS - 1}"])
+    try:
+        text = lab.guest.text()
+        assert lab.ready.group(2) == "2", text
+        assert f"pci: 2 network functions, {ROOT_PORTS} bridges kept" in text, text
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)
