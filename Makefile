@@ -47,7 +47,7 @@ KERNEL_SRCS := \
 	kernel/bootinfo.c kernel/memmap.c kernel/acpi.c kernel/err.c \
 	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c kernel/uart.c \
 	kernel/irq.c kernel/dma.c kernel/loop.c kernel/init.c kernel/pkb.c \
-	drivers/pci/pci.c drivers/pci/msix.c \
+	drivers/pci/pci.c drivers/pci/msix.c drivers/pci/iommu.c \
 	drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/nic_test.c drivers/nic/intel_ring.c \
 	drivers/nic/nic_hw.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/rss.c \
 	net/inet.c net/neigh.c net/local.c net/iface.c net/fib.c net/route.c net/nexthop.c \

@@ -580,7 +580,6 @@ static void acpi_parse_hpet(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     c->info->hpet_phys = h->base.addr;
 }
 
-/* §5.2.9: RTC century index and the reset register, each read only if the table has it. */
 /* acpi_parse_pm_timer: the PM timer's I/O port from X_PM_TMR_BLK or PM_TMR_BLK; a timer in
  * memory space, or a block of another length, is not used (and said so). */
 static void acpi_parse_pm_timer(struct acpi_ctx *c, const uint8_t *t, uint32_t len,
@@ -607,6 +606,8 @@ static void acpi_parse_pm_timer(struct acpi_ctx *c, const uint8_t *t, uint32_t l
     c->info->pm_tmr_32bit = (flags & ACPI_FADT_TMR_VAL_EXT) != 0;
 }
 
+/* §5.2.9: RTC century index, PM timer and the reset register, each read only if the table has
+ * it. */
 static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
 {
     uint32_t len = ((const struct acpi_sdt *)t)->length, flags;
@@ -658,6 +659,81 @@ static void acpi_parse_spcr(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     c->info->spcr_baud = b < 8 ? bauds[b] : 0; /* 0: as the firmware left it */
 }
 
+/*
+ * IOMMUs, so the platform layer can say what the firmware left on and turn it off: DMAR (Intel
+ * VT-d 3.x section 8.1: 48-byte header, then remapping structures of type u16 and length u16;
+ * type 0 is a DRHD: flags 4, segment 6, register base 8) and IVRS (AMD IOMMU 3.x section 5.2:
+ * 48-byte header, then blocks of type u8, flags u8, length u16; types 0x10, 0x11 and 0x40 are
+ * IVHDs: IOMMU base 8, PCI segment 16). Each structure's length is checked against the table's.
+ */
+#define ACPI_IOMMU_TABLE_HDR 48
+#define ACPI_DMAR_DRHD 0
+#define ACPI_DMAR_DRHD_MIN 16
+#define ACPI_IVRS_IVHD_MIN 24
+
+/* acpi_add_iommu: one unit, once: IVRS describes one IOMMU in several IVHD blocks (types 0x10
+ * and 0x11 for older and newer readers). */
+static void acpi_add_iommu(struct acpi_info *info, uint8_t kind, uint16_t seg, uint64_t base)
+{
+    for (unsigned i = 0; i < info->niommu; i++) {
+        if (info->iommu[i].base == base && info->iommu[i].segment == seg) {
+            return;
+        }
+    }
+    if (info->niommu == ACPI_MAX_IOMMUS) {
+        info->iommu_dropped++;
+        return;
+    }
+    info->iommu[info->niommu++] = (struct acpi_iommu){ .kind = kind, .segment = seg,
+                                                        .base = base };
+}
+
+static void acpi_parse_dmar(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    uint32_t len = ((const struct acpi_sdt *)t)->length;
+    for (uint32_t at = ACPI_IOMMU_TABLE_HDR; at + 4 <= len;) {
+        uint16_t type, slen;
+        memcpy(&type, t + at, 2);
+        memcpy(&slen, t + at + 2, 2);
+        if (slen < 4 || slen > len - at) {
+            acpi_warn(c->info, "DMAR at 0x%lx: structure at %u has length %u; rest ignored", phys,
+                      at, slen);
+            return;
+        }
+        if (type == ACPI_DMAR_DRHD && slen >= ACPI_DMAR_DRHD_MIN) {
+            uint16_t seg;
+            uint64_t base;
+            memcpy(&seg, t + at + 6, 2);
+            memcpy(&base, t + at + 8, 8);
+            acpi_add_iommu(c->info, ACPI_IOMMU_VTD, seg, base);
+        }
+        at += slen;
+    }
+}
+
+static void acpi_parse_ivrs(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    uint32_t len = ((const struct acpi_sdt *)t)->length;
+    for (uint32_t at = ACPI_IOMMU_TABLE_HDR; at + 4 <= len;) {
+        uint8_t type = t[at];
+        uint16_t blen;
+        memcpy(&blen, t + at + 2, 2);
+        if (blen < 4 || blen > len - at) {
+            acpi_warn(c->info, "IVRS at 0x%lx: block at %u has length %u; rest ignored", phys,
+                      at, blen);
+            return;
+        }
+        if ((type == 0x10 || type == 0x11 || type == 0x40) && blen >= ACPI_IVRS_IVHD_MIN) {
+            uint16_t seg;
+            uint64_t base;
+            memcpy(&base, t + at + 8, 8);
+            memcpy(&seg, t + at + 16, 2);
+            acpi_add_iommu(c->info, ACPI_IOMMU_AMD, seg, base);
+        }
+        at += blen;
+    }
+}
+
 /* The tables we read; the first valid one of each signature wins. Entry 0 is required. */
 static const struct acpi_handler {
     char sig[5];
@@ -669,6 +745,8 @@ static const struct acpi_handler {
     { "HPET", sizeof(struct acpi_hpet), acpi_parse_hpet },
     { "FACP", ACPI_FADT_MIN_BYTES, acpi_parse_fadt },
     { "SPCR", ACPI_SPCR_MIN_BYTES, acpi_parse_spcr },
+    { "DMAR", ACPI_IOMMU_TABLE_HDR, acpi_parse_dmar },
+    { "IVRS", ACPI_IOMMU_TABLE_HDR, acpi_parse_ivrs },
 };
 #define ACPI_NHANDLERS (sizeof(acpi_handlers) / sizeof(acpi_handlers[0]))
 

@@ -53,6 +53,16 @@ struct acpi_mcfg_seg {
     uint8_t bus_end;
 };
 
+/* An IOMMU the firmware described (DMAR's DRHD or IVRS's IVHD): its kind, PCI segment and
+ * register base. */
+#define ACPI_MAX_IOMMUS 8
+enum acpi_iommu_kind { ACPI_IOMMU_VTD = 1, ACPI_IOMMU_AMD = 2 };
+struct acpi_iommu {
+    uint8_t kind; /* enum acpi_iommu_kind */
+    uint16_t segment;
+    uint64_t base;
+};
+
 /* FADT RESET_REG (a Generic Address Structure, §5.2.3.2) and the value to write to it. */
 struct acpi_reset {
     bool valid;
@@ -97,6 +107,9 @@ struct acpi_info {
     bool has_fadt;
     uint16_t pm_tmr_port; /* the ACPI PM timer's I/O port, 0 if none */
     uint16_t spcr_port;   /* SPCR's console UART (I/O port), 0 if none */
+    struct acpi_iommu iommu[ACPI_MAX_IOMMUS]; /* DMAR and IVRS, optional */
+    unsigned niommu;
+    unsigned iommu_dropped;
     uint32_t spcr_baud;   /* its speed, 0 if SPCR leaves it as it is */
     bool pm_tmr_32bit;    /* its counter is 32 bits wide (else 24) */
     struct acpi_reset reset;

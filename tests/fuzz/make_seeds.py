@@ -735,7 +735,8 @@ def sink_services_seeds():
 
 
 def acpi_table(kind, body, bad_sum=False, length=None):
-    """One table of fuzz_acpi's input: kind (0 APIC, 1 MCFG, 2 HPET, 3 FACP, 4 SPCR, 5 SSDT),
+    """One table of fuzz_acpi's input: kind (0 APIC, 1 MCFG, 2 HPET, 3 FACP, 4 SPCR, 5 DMAR,
+    6 IVRS, 7 SSDT),
     flags, body length, [length field], body (the bytes after the 36-byte header)."""
     flags = (1 if bad_sum else 0) | (2 if length is not None else 0)
     head = struct.pack("<BBH", kind, flags, len(body))
@@ -784,6 +785,10 @@ def acpi_seeds():
         "x2apic_cpus": acpi_table(0, acpi_madt_body(6, x2apic=True)) + acpi_table(1, mcfg),
         "fadt_x_pm_timer": acpi_table(3, acpi_fadt_body(x_pm=0x1808, ext=True)) +
                            acpi_table(0, acpi_madt_body(1)),
+        "iommus": q35 + acpi_table(5, bytes(12) + struct.pack("<HHBBHQ", 0, 16, 0, 0, 0,
+                                                                   0xFED90000)) +
+                  acpi_table(6, bytes(12) + struct.pack("<BBHHHQHH", 0x10, 0, 24, 0, 0,
+                                                        0xFED80000, 0, 0) + bytes(4)),
         "lying_lengths": acpi_table(0, acpi_madt_body(2), length=4000) +
                          acpi_table(1, mcfg, length=20) + acpi_table(3, acpi_fadt_body(), True),
     }

@@ -241,3 +241,26 @@ def test_72_root_ports_under_ovmf():
             assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
     finally:
         finish_lab(lab)
+
+
+@pytest.mark.parametrize("iommu,says", [
+    ("intel-iommu", "VT-d unit at 0xfed90000"),
+    ("intel-iommu,intremap=on", "VT-d unit at 0xfed90000"),
+    ("amd-iommu", "AMD-Vi unit at 0xfed80000"),
+])
+def test_iommu_present(iommu, says):
+    """An IOMMU on the platform (DMAR or IVRS in ACPI): found, reported once, left off or turned
+    off before the NICs are probed, and their DMA works (pings, both ports). The NICs sit
+    behind root ports: QEMU's AMD IOMMU takes the first free slot of pcie.0 for itself."""
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2,
+                    platform=["-device", iommu] + root_ports(2), nic_buses=["rp0", "rp1"])
+    try:
+        text = lab.guest.text()
+        lines = re.findall(rf"^iommu: {says} \(segment 0\): .*$", text, re.M)
+        assert len(lines) == 1, text
+        assert lines[0].endswith(("left off", "turned off")), lines
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)

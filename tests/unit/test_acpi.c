@@ -867,6 +867,81 @@ static void test_spcr_console(void **state)
     }
 }
 
+/* DMAR: 48-byte header, then structures {u16 type, u16 length}; DRHD (type 0): segment 6,
+ * base 8. IVRS: 48-byte header, then blocks {u8 type, u8 flags, u16 length}; IVHD: base 8,
+ * segment 16. */
+static uint32_t iommu_struct(uint8_t *t, uint32_t at, bool ivrs, uint8_t type, uint16_t len,
+                             uint16_t seg, uint64_t base)
+{
+    memset(t + at, 0, len);
+    if (ivrs) {
+        t[at] = type;
+        put16(t, at + 2, len);
+        if (len >= 24) {
+            put64(t, at + 8, base);
+            put16(t, at + 16, seg);
+        }
+    } else {
+        put16(t, at, type);
+        put16(t, at + 2, len);
+        if (len >= 16) {
+            put16(t, at + 6, seg);
+            put64(t, at + 8, base);
+        }
+    }
+    return at + len;
+}
+
+static void test_dmar_and_ivrs(void **state)
+{
+    struct world *w = *state;
+    static const size_t tables[] = { FADT_OFF, MADT_OFF, HPET_OFF, MCFG_OFF, SPARE_OFF,
+                                     SPARE_OFF + 0x200 };
+    uint8_t *d = w->b + SPARE_OFF, *v = w->b + SPARE_OFF + 0x200;
+
+    build_roots(w, tables, 6);
+    sdt_begin(d, "DMAR", 1); /* QEMU's: one DRHD (with a device scope), then an RMRR */
+    uint32_t at = iommu_struct(d, 48, false, 0, 24, 0, 0xFED90000);
+    at = iommu_struct(d, at, false, 1, 24, 0, 0);
+    sdt_end(d, at);
+    sdt_begin(v, "IVRS", 2); /* QEMU's: the same IOMMU as an IVHD 0x10 and an IVHD 0x11 */
+    at = iommu_struct(v, 48, true, 0x10, 24, 0, 0xFED80000);
+    at = iommu_struct(v, at, true, 0x11, 40, 0, 0xFED80000);
+    at = iommu_struct(v, at, true, 0x20, 32, 0, 0); /* an IVMD: not a unit */
+    sdt_end(v, at);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.niommu, 2);
+    assert_int_equal(w->info.iommu[0].kind, ACPI_IOMMU_VTD);
+    assert_int_equal(w->info.iommu[0].base, 0xFED90000);
+    assert_int_equal(w->info.iommu[1].kind, ACPI_IOMMU_AMD);
+    assert_int_equal(w->info.iommu[1].base, 0xFED80000);
+    /* hostile lengths: a structure longer than the table, one shorter than its own header */
+    sdt_begin(d, "DMAR", 1);
+    at = iommu_struct(d, 48, false, 0, 16, 1, 0xFED91000);
+    put16(d, at + 2, 4000);
+    sdt_end(d, at + 8);
+    sdt_begin(v, "IVRS", 2);
+    put16(v, 48 + 2, 2);
+    sdt_end(v, 56);
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.niommu, 1);
+    assert_int_equal(w->info.iommu[0].segment, 1);
+    assert_true(warned(w, "structure at 64 has length 4000; rest ignored"));
+    assert_true(warned(w, "block at 48 has length 2; rest ignored"));
+    /* more units than kept */
+    sdt_begin(d, "DMAR", 1);
+    at = 48;
+    for (unsigned i = 0; i < ACPI_MAX_IOMMUS + 3; i++) {
+        at = iommu_struct(d, at, false, 0, 16, 0, 0xFE000000 + 0x1000 * i);
+    }
+    sdt_end(d, at);
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.niommu, ACPI_MAX_IOMMUS);
+    assert_int_equal(w->info.iommu_dropped, 3);
+}
+
 static void test_warnings_overflow_and_null_entries(void **state)
 {
     struct world *w = *state;
@@ -1100,6 +1175,7 @@ int main(void)
         T(test_hpet_and_fadt_variants),
         T(test_pm_timer_from_fadt),
         T(test_spcr_console),
+        T(test_dmar_and_ivrs),
         T(test_warnings_overflow_and_null_entries),
         T(test_unknown_and_duplicate_tables),
         T(test_random_corruption),
