@@ -734,6 +734,81 @@ static void acpi_parse_ivrs(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     }
 }
 
+/*
+ * SRAT (§5.2.16): 48-byte header, then affinity structures {u8 type, u8 length}. Type 0,
+ * processor local APIC (16 bytes): domain bits 7:0 at 2, APIC ID at 3, flags (bit 0 enabled)
+ * at 4, domain bits 31:8 at 9; type 1, memory (40 bytes): domain at 2, base at 8, length at 16,
+ * flags (bit 0 enabled) at 28; type 2, processor x2APIC (24 bytes): domain at 4, x2APIC ID at
+ * 8, flags at 12. Other types (GICC, generic initiators) are skipped by their length.
+ */
+#define ACPI_SRAT_HDR 48
+#define ACPI_SRAT_LAPIC 0
+#define ACPI_SRAT_MEMORY 1
+#define ACPI_SRAT_X2APIC 2
+
+static void acpi_srat_cpu(struct acpi_info *info, uint32_t apic_id, uint32_t node)
+{
+    if (info->nnuma_cpu == ACPI_MAX_NUMA_CPUS) {
+        info->numa_cpu_dropped++;
+        return;
+    }
+    info->numa_cpu[info->nnuma_cpu++] = (struct acpi_numa_cpu){ apic_id, node };
+}
+
+static void acpi_parse_srat(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    uint32_t len = ((const struct acpi_sdt *)t)->length, flags, node;
+    c->info->has_srat = true;
+    for (uint32_t at = ACPI_SRAT_HDR; at + 2 <= len;) {
+        uint8_t type = t[at], slen = t[at + 1];
+        if (slen < 2 || slen > len - at) {
+            acpi_warn(c->info, "SRAT at 0x%lx: structure at %u has length %u; rest ignored",
+                      phys, at, slen);
+            return;
+        }
+        if (type == ACPI_SRAT_LAPIC && slen >= 16) {
+            memcpy(&flags, t + at + 4, 4);
+            node = t[at + 2] | (uint32_t)t[at + 9] << 8 | (uint32_t)t[at + 10] << 16 |
+                   (uint32_t)t[at + 11] << 24;
+            if (flags & 1) {
+                acpi_srat_cpu(c->info, t[at + 3], node);
+            }
+        } else if (type == ACPI_SRAT_X2APIC && slen >= 24) {
+            uint32_t id;
+            memcpy(&node, t + at + 4, 4);
+            memcpy(&id, t + at + 8, 4);
+            memcpy(&flags, t + at + 12, 4);
+            if (flags & 1) {
+                acpi_srat_cpu(c->info, id, node);
+            }
+        } else if (type == ACPI_SRAT_MEMORY && slen >= 40) {
+            struct acpi_numa_mem m;
+            memcpy(&m.node, t + at + 2, 4);
+            memcpy(&m.base, t + at + 8, 8);
+            memcpy(&m.len, t + at + 16, 8);
+            memcpy(&flags, t + at + 28, 4);
+            if ((flags & 1) && m.len != 0 && m.base <= UINT64_MAX - m.len) {
+                if (c->info->nnuma_mem == ACPI_MAX_NUMA_RANGES) {
+                    c->info->numa_mem_dropped++;
+                } else {
+                    c->info->numa_mem[c->info->nnuma_mem++] = m;
+                }
+            }
+        }
+        at += slen;
+    }
+}
+
+uint32_t acpi_cpu_node(const struct acpi_info *info, uint32_t apic_id)
+{
+    for (unsigned i = 0; i < info->nnuma_cpu; i++) {
+        if (info->numa_cpu[i].apic_id == apic_id) {
+            return info->numa_cpu[i].node;
+        }
+    }
+    return 0;
+}
+
 /* The tables we read; the first valid one of each signature wins. Entry 0 is required. */
 static const struct acpi_handler {
     char sig[5];
@@ -747,6 +822,7 @@ static const struct acpi_handler {
     { "SPCR", ACPI_SPCR_MIN_BYTES, acpi_parse_spcr },
     { "DMAR", ACPI_IOMMU_TABLE_HDR, acpi_parse_dmar },
     { "IVRS", ACPI_IOMMU_TABLE_HDR, acpi_parse_ivrs },
+    { "SRAT", ACPI_SRAT_HDR, acpi_parse_srat },
 };
 #define ACPI_NHANDLERS (sizeof(acpi_handlers) / sizeof(acpi_handlers[0]))
 

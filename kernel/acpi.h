@@ -53,6 +53,17 @@ struct acpi_mcfg_seg {
     uint8_t bus_end;
 };
 
+/* SRAT (§5.2.16): which proximity domain (NUMA node) a CPU and a memory range belong to. */
+#define ACPI_MAX_NUMA_RANGES 16
+#define ACPI_MAX_NUMA_CPUS 256
+struct acpi_numa_mem {
+    uint32_t node;
+    uint64_t base, len;
+};
+struct acpi_numa_cpu {
+    uint32_t apic_id, node;
+};
+
 /* An IOMMU the firmware described (DMAR's DRHD or IVRS's IVHD): its kind, PCI segment and
  * register base. */
 #define ACPI_MAX_IOMMUS 8
@@ -108,6 +119,11 @@ struct acpi_info {
     uint16_t pm_tmr_port; /* the ACPI PM timer's I/O port, 0 if none */
     uint16_t spcr_port;   /* SPCR's console UART (I/O port), 0 if none */
     struct acpi_iommu iommu[ACPI_MAX_IOMMUS]; /* DMAR and IVRS, optional */
+    bool has_srat;        /* SRAT, optional: without it everything is node 0 */
+    struct acpi_numa_mem numa_mem[ACPI_MAX_NUMA_RANGES];
+    unsigned nnuma_mem, numa_mem_dropped;
+    struct acpi_numa_cpu numa_cpu[ACPI_MAX_NUMA_CPUS];
+    unsigned nnuma_cpu, numa_cpu_dropped;
     unsigned niommu;
     unsigned iommu_dropped;
     uint32_t spcr_baud;   /* its speed, 0 if SPCR leaves it as it is */
@@ -142,5 +158,8 @@ int acpi_parse(const struct physmem *pm, const void *rsdp, size_t rsdp_len,
 /* acpi_parse_phys: acpi_parse() for an RSDP in memory, e.g. from acpi_find_rsdp(). */
 int acpi_parse_phys(const struct physmem *pm, uint64_t rsdp_phys, struct acpi_info *out,
                     char *err, size_t errlen);
+
+/* acpi_cpu_node: the NUMA node of the CPU with this APIC ID (0 without SRAT or entry). */
+uint32_t acpi_cpu_node(const struct acpi_info *info, uint32_t apic_id);
 
 #endif

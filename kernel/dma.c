@@ -3,15 +3,54 @@
 
 #include <string.h>
 
+#include "acpi.h"
 #include "err.h"
 
 #define DMA_MIN_ADDR 0x100000ULL /* never hand out low memory: BIOS data, AP trampoline */
 
 static struct memmap *dma_map; /* boot core only */
+static const struct acpi_info *dma_numa; /* SRAT's memory ranges, NULL: one node */
+static unsigned dma_off_node; /* allocations that asked for a node and got other memory */
 
-void dma_init(struct memmap *mm)
+void dma_init(struct memmap *mm, const struct acpi_info *acpi)
 {
     dma_map = mm;
+    dma_numa = acpi != NULL && acpi->has_srat && acpi->nnuma_mem > 0 ? acpi : NULL;
+}
+
+void *dma_alloc_node(size_t size, size_t align, uint32_t node)
+{
+    for (unsigned i = 0; dma_numa != NULL && dma_map != NULL && i < dma_numa->nnuma_mem; i++) {
+        const struct acpi_numa_mem *m = &dma_numa->numa_mem[i];
+        uint64_t addr, lo = m->base > DMA_MIN_ADDR ? m->base : DMA_MIN_ADDR;
+        if (m->node == node &&
+            memmap_alloc_in(dma_map, size, align, lo, m->base + m->len, &addr) == WS_OK) {
+            void *p = (void *)(uintptr_t)addr;
+            memset(p, 0, size);
+            return p;
+        }
+    }
+    if (dma_numa != NULL) {
+        dma_off_node++; /* the node is full or has no memory: any memory beats none */
+    }
+    return dma_alloc(size, align);
+}
+
+int dma_node_of(const void *p)
+{
+    uint64_t a = dma_addr(p);
+    for (unsigned i = 0; dma_numa != NULL && i < dma_numa->nnuma_mem; i++) {
+        const struct acpi_numa_mem *m = &dma_numa->numa_mem[i];
+        if (a >= m->base && a - m->base < m->len) {
+            return (int)m->node;
+        }
+    }
+    return dma_numa != NULL ? -1 : 0;
+}
+
+unsigned dma_off_node_allocs(void)
+{
+    return dma_off_node;
 }
 
 void *dma_alloc(size_t size, size_t align)

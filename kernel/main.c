@@ -174,7 +174,8 @@ static void print_cores(unsigned ncores)
 {
     for (unsigned i = 0; i < ncores; i++) {
         const struct percpu *c = &percpu_blocks[i];
-        kprintf("cpu%u: apic %u%s, online\n", c->index, c->apic_id, i == 0 ? " (boot)" : "");
+        kprintf("cpu%u: apic %u%s, node %u, online\n", c->index, c->apic_id,
+                i == 0 ? " (boot)" : "", c->numa_node);
     }
 }
 
@@ -205,8 +206,11 @@ void kmain(uint32_t magic, uint32_t info)
     percpu_setup(0, lapic_id());
     kprintf("lapic: %s\n", lapic_mode());
     lapic_timer_calibrate();        /* wakes a halted core 0 for the console (adaptive mode) */
-    dma_init(&boot_info.mm);        /* rings and pools come from the loader's free RAM */
+    dma_init(&boot_info.mm, &boot_acpi); /* rings and pools: the loader's free RAM, by node */
     unsigned ncores = smp_start_aps(&boot_acpi, CONFIG_MAX_CORES); /* wait in core_loop */
+    for (unsigned c = 0; c < ncores; c++) { /* SRAT's node of each core (0 without it) */
+        percpu_blocks[c].numa_node = acpi_cpu_node(&boot_acpi, percpu_blocks[c].apic_id);
+    }
     print_cores(ncores);
     if (loop_init(ncores) != 0) {   /* wake-up vectors for cross-core rings */
         panic("loop: no interrupt vector left for the wake-up IPI");

@@ -215,8 +215,8 @@ int memmap_reserve(struct memmap *mm, uint64_t base, uint64_t len)
     return rc;
 }
 
-int memmap_find_free(const struct memmap *mm, uint64_t size, uint64_t align, uint64_t min_addr,
-                     uint64_t *out)
+static int memmap_find_free_below(const struct memmap *mm, uint64_t size, uint64_t align,
+                                  uint64_t min_addr, uint64_t max_addr, uint64_t *out)
 {
     if (align == 0) {
         align = 1;
@@ -227,6 +227,7 @@ int memmap_find_free(const struct memmap *mm, uint64_t size, uint64_t align, uin
     for (unsigned i = 0; i < mm->n; i++) {
         const struct memmap_region *r = &mm->r[i];
         uint64_t end = memmap_end(r), a = r->base > min_addr ? r->base : min_addr;
+        end = end < max_addr ? end : max_addr;
 
         if (r->type != MEMMAP_USABLE || a > UINT64_MAX - (align - 1)) {
             continue;
@@ -238,6 +239,20 @@ int memmap_find_free(const struct memmap *mm, uint64_t size, uint64_t align, uin
         }
     }
     return WS_ERR_NOT_FOUND;
+}
+
+int memmap_find_free(const struct memmap *mm, uint64_t size, uint64_t align, uint64_t min_addr,
+                     uint64_t *out)
+{
+    return memmap_find_free_below(mm, size, align, min_addr, UINT64_MAX, out);
+}
+
+int memmap_alloc_in(struct memmap *mm, uint64_t size, uint64_t align, uint64_t min_addr,
+                    uint64_t max_addr, uint64_t *out)
+{
+    int rc = memmap_find_free_below(mm, size, align, min_addr, max_addr, out);
+
+    return rc != 0 ? rc : memmap_reserve(mm, *out, size);
 }
 
 int memmap_alloc(struct memmap *mm, uint64_t size, uint64_t align, uint64_t min_addr,

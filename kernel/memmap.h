@@ -82,6 +82,10 @@ int memmap_find_free(const struct memmap *mm, uint64_t size, uint64_t align, uin
 /* memmap_alloc: memmap_find_free() then memmap_reserve() of the result. Same returns. */
 int memmap_alloc(struct memmap *mm, uint64_t size, uint64_t align, uint64_t min_addr,
                  uint64_t *out);
+/* memmap_alloc_in: memmap_alloc, with the whole of [a, a + size) below max_addr too (a NUMA
+ * node's range). */
+int memmap_alloc_in(struct memmap *mm, uint64_t size, uint64_t align, uint64_t min_addr,
+                    uint64_t max_addr, uint64_t *out);
 
 /* memmap_usable_bytes: total usable bytes (normalized map). */
 uint64_t memmap_usable_bytes(const struct memmap *mm);

@@ -33,6 +33,7 @@ struct percpu {
     struct percpu *self; /* must stay first: this_cpu() reads %gs:0 */
     unsigned index;      /* 0 = boot core */
     uint32_t apic_id;
+    uint32_t numa_node;           /* SRAT's proximity domain (0 without SRAT); set by core 0 */
     uintptr_t stack_lo, stack_hi; /* bounds for backtraces */
 
     /* written by this core only */

@@ -10,6 +10,7 @@
 void pkb_pool_init(struct pkb_pool *pool, uint16_t owner, struct pkb *meta, struct pkb **stack,
                    uint8_t *data, uint32_t n)
 {
+    pool->data_base = data;
     pool->free = stack;
     pool->nfree = n;
     pool->size = n;

@@ -38,6 +38,7 @@ struct pkb_pool {
     uint32_t nfree;
     uint32_t size;       /* total buffers */
     uint16_t owner;
+    const uint8_t *data_base; /* where its buffers' data lie (for the console: which node) */
     uint64_t alloc_fail; /* pkb_alloc found the pool empty */
     uint64_t foreign_free; /* a core freed a buffer it does not own (a bug; buffer leaked) */
     uint64_t double_free;  /* pkb_free found the stack already full: a buffer freed twice (a

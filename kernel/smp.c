@@ -127,3 +127,8 @@ unsigned smp_cores_online(void)
 {
     return smp_ncores;
 }
+
+uint32_t smp_core_node(unsigned core)
+{
+    return core < WS_MAX_CPUS ? percpu_blocks[core].numa_node : 0;
+}

@@ -11,5 +11,7 @@
 unsigned smp_start_aps(const struct acpi_info *acpi, unsigned max_cores);
 /* smp_cores_online: how many cores reached their loop (or are about to: the boot core). */
 unsigned smp_cores_online(void);
+/* smp_core_node: core's NUMA node (SRAT's proximity domain; 0 without SRAT). Any core. */
+uint32_t smp_core_node(unsigned core);
 
 #endif

@@ -14,6 +14,7 @@
 #include "apps/stats/json.h"
 #include "commands.h"
 #include "config.h"
+#include "dma.h"
 #include "console.h"
 #include "drivers/nic/nic.h"
 #include "irq.h"
@@ -265,6 +266,10 @@ static void walk_core(struct stats_walk *w, unsigned c)
     w->v->begin(w->v, SC_CORE, c);
     w->v->attr_u64(w->v, "core", c);
     w->v->attr_u64(w->v, "apic_id", cpu->apic_id);
+    w->v->attr_u64(w->v, "node", cpu->numa_node);
+    /* where its buffers really lie (SRAT's ranges): the node the core asked for, unless that
+     * node had no memory left; -1 (as 2^64 - 1) if SRAT names no node for them */
+    w->v->attr_u64(w->v, "pool_node", (uint64_t)(int64_t)dma_node_of(pool->data_base));
     walk_table(w, cpu, stats_core_counters, NCOUNTERS(stats_core_counters), "");
     w->v->attr_u64(w->v, "pool_size", pool->size);
     w->v->attr_u64(w->v, "pool_free", pool->nfree);

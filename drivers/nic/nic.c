@@ -17,6 +17,7 @@
 #include "irq.h"
 #include "loop.h"
 #include "mmio.h"
+#include "smp.h"
 #include "time.h"
 #include "drivers/nic/nic_tx.h"
 
@@ -81,9 +82,10 @@ int nic_pools_init(unsigned ncores)
 {
     uint32_t n = CONFIG_NIC_POOL_BUFFERS;
     for (unsigned c = 0; c < ncores; c++) {
-        struct pkb *meta = dma_alloc(n * sizeof(struct pkb), 64);
-        struct pkb **stack = dma_alloc(n * sizeof(struct pkb *), 64);
-        uint8_t *data = dma_alloc((size_t)n * PKB_DATA_BYTES, PKB_DATA_BYTES);
+        uint32_t node = smp_core_node(c); /* the core's own memory (SRAT) */
+        struct pkb *meta = dma_alloc_node(n * sizeof(struct pkb), 64, node);
+        struct pkb **stack = dma_alloc_node(n * sizeof(struct pkb *), 64, node);
+        uint8_t *data = dma_alloc_node((size_t)n * PKB_DATA_BYTES, PKB_DATA_BYTES, node);
         if (meta == NULL || stack == NULL || data == NULL) {
             kprintf("nic: no memory for core %u's pool of %u buffers (%u MiB); lower "
                     "nic.pool_buffers\n", c, n, (unsigned)(((uint64_t)n * PKB_DATA_BYTES) >> 20));

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "irq.h"
 #include "percpu.h"
+#include "smp.h"
 #include "time.h"
 #include "vm.h"
 #include "x86.h"
@@ -90,10 +91,11 @@ int nic_hw_begin(struct pci_dev *d, const struct nic_ops *ops, unsigned nqueues,
 int nic_alloc_queue(struct nic_port *p, unsigned q, uint32_t rdt, uint32_t tdt)
 {
     struct nic_queue *nq = &p->q[q];
-    void *rxd = dma_alloc(IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS), IRING_ALIGN_BYTES);
-    void *txd = dma_alloc(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES);
-    struct pkb **rxsw = dma_alloc(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64);
-    struct pkb **txsw = dma_alloc(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64);
+    uint32_t node = smp_core_node(q); /* queue q is core q's: its memory */
+    void *rxd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS), IRING_ALIGN_BYTES, node);
+    void *txd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES, node);
+    struct pkb **rxsw = dma_alloc_node(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64, node);
+    struct pkb **txsw = dma_alloc_node(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64, node);
 
     if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL) {
         kprintf("%s: init failed at ring allocation for queue %u: out of memory\n", p->name, q);

@@ -736,7 +736,7 @@ def sink_services_seeds():
 
 def acpi_table(kind, body, bad_sum=False, length=None):
     """One table of fuzz_acpi's input: kind (0 APIC, 1 MCFG, 2 HPET, 3 FACP, 4 SPCR, 5 DMAR,
-    6 IVRS, 7 SSDT),
+    6 IVRS, 7 SRAT, 8 SSDT),
     flags, body length, [length field], body (the bytes after the 36-byte header)."""
     flags = (1 if bad_sum else 0) | (2 if length is not None else 0)
     head = struct.pack("<BBH", kind, flags, len(body))

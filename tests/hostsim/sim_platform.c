@@ -88,6 +88,19 @@ void *dma_alloc(size_t size, size_t align)
     return p;
 }
 
+/* One memory node here: every core is on node 0, every node's allocation an ordinary one. */
+uint32_t smp_core_node(unsigned core)
+{
+    (void)core;
+    return 0;
+}
+
+void *dma_alloc_node(size_t size, size_t align, uint32_t node)
+{
+    (void)node;
+    return dma_alloc(size, align);
+}
+
 int kvprintf(const char *fmt, va_list ap)
 {
     if (sim_quiet) {

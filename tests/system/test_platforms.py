@@ -264,3 +264,33 @@ def test_iommu_present(iommu, says):
             assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
     finally:
         finish_lab(lab)
+
+
+def test_numa_two_nodes_each_core_pool_on_its_own_node():
+    """Two NUMA nodes (QEMU writes SRAT), one core and half the memory each, one NIC on a
+    pxb-pcie expander attached to node 1: each core's node comes from SRAT, and its packet
+    buffers lie in its own node's memory (stats json: node, pool_node), so no core forwards
+    through the other socket's memory."""
+    numa = ["-object", "memory-backend-ram,size=256M,id=m0",
+            "-object", "memory-backend-ram,size=256M,id=m1",
+            "-numa", "node,nodeid=0,cpus=0,memdev=m0",
+            "-numa", "node,nodeid=1,cpus=1,memdev=m1",
+            "-device", "pxb-pcie,id=pxb1,bus_nr=128,bus=pcie.0,numa_node=1",
+            "-device", "pcie-root-port,id=rpx0,bus=pxb1,chassis=100,slot=100,io-reserve=0",
+            "-device", "pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1,addr=0x8,"
+                       "io-reserve=0"]
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, mem="512M", platform=numa,
+                    nic_buses=["rp0", "rpx0"])
+    try:
+        text = lab.guest.text()
+        for c in (0, 1):
+            assert re.search(rf"^cpu{c}: apic \d+.*, node {c}, online$", text, re.M), text
+        st = lab.stats()
+        for core in st["cores"]:
+            assert core["node"] == core["core"], core
+            assert core["pool_node"] == core["node"], core
+        for port in (0, 1):
+            r = lab.ping(port)
+            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+    finally:
+        finish_lab(lab)

@@ -942,6 +942,59 @@ static void test_dmar_and_ivrs(void **state)
     assert_int_equal(w->info.iommu_dropped, 3);
 }
 
+/* SRAT as QEMU writes it for two nodes: a local APIC affinity per CPU, a memory affinity per
+ * node; plus an x2APIC affinity, a disabled entry and hostile lengths. */
+static void test_srat_nodes(void **state)
+{
+    struct world *w = *state;
+    static const size_t tables[] = { FADT_OFF, MADT_OFF, HPET_OFF, MCFG_OFF, SPARE_OFF };
+    uint8_t *t = w->b + SPARE_OFF;
+    uint32_t at = 48;
+
+    build_roots(w, tables, 5);
+    sdt_begin(t, "SRAT", 1);
+    memset(t + 36, 0, 0x200);
+    for (uint8_t cpu = 0; cpu < 2; cpu++) { /* type 0: domain 2, APIC ID 3, flags 4 */
+        t[at] = 0, t[at + 1] = 16, t[at + 2] = cpu, t[at + 3] = cpu;
+        put32(t, at + 4, 1);
+        at += 16;
+    }
+    t[at] = 0, t[at + 1] = 16, t[at + 2] = 1, t[at + 3] = 9; /* disabled: not kept */
+    at += 16;
+    t[at] = 2, t[at + 1] = 24; /* type 2: domain 4, x2APIC ID 8, flags 12 */
+    put32(t, at + 4, 0x10203), put32(t, at + 8, 300), put32(t, at + 12, 1);
+    at += 24;
+    for (uint32_t node = 0; node < 2; node++) { /* type 1: domain 2, base 8, length 16, flags 28 */
+        t[at] = 1, t[at + 1] = 40;
+        put32(t, at + 2, node);
+        put64(t, at + 8, 0x10000000ULL * node);
+        put64(t, at + 16, 0x10000000ULL);
+        put32(t, at + 28, 1);
+        at += 40;
+    }
+    sdt_end(t, at);
+    assert_int_equal(parse(w), 0);
+    assert_true(w->info.has_srat);
+    assert_int_equal(w->info.nnuma_cpu, 3);
+    assert_int_equal(acpi_cpu_node(&w->info, 1), 1);
+    assert_int_equal(acpi_cpu_node(&w->info, 300), 0x10203);
+    assert_int_equal(acpi_cpu_node(&w->info, 9), 0); /* its entry was disabled */
+    assert_int_equal(w->info.nnuma_mem, 2);
+    assert_int_equal(w->info.numa_mem[1].node, 1);
+    assert_int_equal(w->info.numa_mem[1].base, 0x10000000);
+    t[48 + 1] = 200; /* a structure running past the table: the walk stops, said so */
+    fix_sum(t, at, 9);
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nnuma_cpu, 0);
+    assert_true(warned(w, "SRAT at 0x7ffe2000: structure at 48 has length 200; rest ignored"));
+    t[48 + 1] = 0; /* a zero length would loop forever: refused the same way */
+    fix_sum(t, at, 9);
+    memset(&w->info, 0, sizeof(w->info));
+    assert_int_equal(parse(w), 0);
+    assert_true(warned(w, "structure at 48 has length 0; rest ignored"));
+}
+
 static void test_warnings_overflow_and_null_entries(void **state)
 {
     struct world *w = *state;
@@ -1176,6 +1229,7 @@ int main(void)
         T(test_pm_timer_from_fadt),
         T(test_spcr_console),
         T(test_dmar_and_ivrs),
+        T(test_srat_nodes),
         T(test_warnings_overflow_and_null_entries),
         T(test_unknown_and_duplicate_tables),
         T(test_random_corruption),
