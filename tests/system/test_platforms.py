@@ -19,6 +19,13 @@ X2APIC_ISO = os.path.join(ROOT, "build", "x2apic", "wirespeed-x2apic.iso")
 ROOT_PORTS = 72  # more than the 64 functions the PCI layer once kept
 
 
+def ping_both(lab):
+    """Each port's host pings the appliance's address on its wire; all answered."""
+    for port in (0, 1):
+        r = lab.ping(port)
+        assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+
+
 def root_ports(n):
     """n pcie-root-ports on pcie.0, eight functions per slot from slot 8 on (rp0..rp<n-1>). No
     I/O window (io-reserve=0): 72 bridges with 4 KiB each would exhaust the 64 KiB I/O space."""
@@ -50,9 +57,7 @@ def test_nics_behind_the_last_of_72_root_ports(nic):
         for bdf in nics:
             assert re.search(rf"^pci 0000:00:\S+: bridge above {bdf}: memory and bus master on",
                              text, re.M), text
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -89,9 +94,7 @@ def test_tsc_calibrated_without_legacy_timers(machine, source):
                              re.M), text
             assert "PIT" not in how, how
         assert "DISAGREES" not in how, how
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -146,9 +149,7 @@ def test_large_memory(size, cpu):
         m = re.search(r"^memory: (\d+) MiB usable", text, re.M)
         assert m and int(m.group(1)) > int(size[:-1]) * 1024 - 2048, text
         assert "panic" not in text, text
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -164,9 +165,7 @@ def test_x2apic_left_on_by_the_firmware():
         text = lab.guest.text()
         assert re.search(r"^lapic: x2APIC \(the firmware left it on\)$", text, re.M), text
         assert lab.ready.group(1) == "4", text
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
         send_udp_flows(lab, 0, flows=64, per_flow=5)
         st = lab.stats()
         irqs = [q["irqs"] for q in st["ports"][0]["queues"]]
@@ -202,9 +201,7 @@ def test_nics_behind_a_pxb_expander(nic):
             assert re.search(rf"^port\d: 0000:{bus}:00\.0 {lab.chip} ", text, re.M), text
             assert re.search(rf"^pci 0000:80:0[01]\.0: bridge above 0000:{bus}:00\.0: memory "
                              r"and bus master on", text, re.M), text
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -218,9 +215,7 @@ def test_x2apic_eight_cores_under_ovmf():
         assert re.search(r"^boot: firmware UEFI", text, re.M), text
         assert re.search(r"^lapic: x2APIC \(the firmware left it on\)$", text, re.M), text
         assert lab.ready.group(1) == "8", text
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -236,9 +231,7 @@ def test_72_root_ports_under_ovmf():
         text = lab.guest.text()
         assert lab.ready.group(2) == "2", text
         assert f"pci: 2 network functions, {ROOT_PORTS} bridges kept" in text, text
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -259,9 +252,7 @@ def test_iommu_present(iommu, says):
         lines = re.findall(rf"^iommu: {says} \(segment 0\): .*$", text, re.M)
         assert len(lines) == 1, text
         assert lines[0].endswith(("left off", "turned off")), lines
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
 
@@ -289,8 +280,6 @@ def test_numa_two_nodes_each_core_pool_on_its_own_node():
         for core in st["cores"]:
             assert core["node"] == core["core"], core
             assert core["pool_node"] == core["node"], core
-        for port in (0, 1):
-            r = lab.ping(port)
-            assert " 0% packet loss" in r.stdout, r.stdout + lab.guest.text()
+        ping_both(lab)
     finally:
         finish_lab(lab)
