@@ -25,13 +25,12 @@ static void cmd_version(int argc, char **argv)
 static void cmd_cpus(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    kprintf("%-5s %-8s %-5s %-7s %20s %12s\n", "core", "apic_id", "node", "online",
-            "loop_iterations", "halts");
+    kprintf("%-5s %-8s %-7s %20s %12s\n", "core", "apic_id", "online", "loop_iterations",
+            "halts");
     for (unsigned i = 0; i < smp_cores_online(); i++) {
         const struct percpu *c = &percpu_blocks[i];
-        kprintf("%-5u %-8u %-5u %-7s %20llu %12llu\n", c->index, c->apic_id, c->numa_node,
-                c->online ? "yes" : "no", (unsigned long long)c->loop_iterations,
-                (unsigned long long)c->halts);
+        kprintf("%-5u %-8u %-7s %20llu %12llu\n", c->index, c->apic_id, c->online ? "yes" : "no",
+                (unsigned long long)c->loop_iterations, (unsigned long long)c->halts);
     }
 }
 
