@@ -49,9 +49,6 @@ static const char *console_chosen_by = "none answers";
 
 static void console_put_sync(char c)
 {
-    if (console_port == 0) {
-        return;
-    }
     if (c == '\n') {
         uart_putc(console_port, '\r');
     }
@@ -74,6 +71,9 @@ static void console_enqueue(char c)
 
 static void console_put_bytes(const char *s, size_t len)
 {
+    if (console_port == 0) {
+        return; /* no UART: nothing is queued, so nothing waits to be drained */
+    }
     for (size_t i = 0; i < len; i++) {
         if (console_async) {
             console_enqueue(s[i]);
@@ -87,10 +87,8 @@ static void console_put_bytes(const char *s, size_t len)
 static void console_drain_sync(void)
 {
     while (console_tx_tail != console_tx_head) {
-        char c = console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES];
-        if (console_port != 0) {
-            uart_putc(console_port, (uint8_t)c);
-        }
+        uart_putc(console_port,
+                  (uint8_t)console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES]);
     }
 }
 
@@ -125,10 +123,7 @@ static void console_drain(void)
         return;
     }
     spin_lock(&console_lock);
-    if (console_port == 0) {
-        console_tx_tail = console_tx_head; /* no UART: nothing waits for one */
-    }
-    unsigned room = console_port ? uart_tx_fifo_room(console_port) : 0;
+    unsigned room = uart_tx_fifo_room(console_port);
     while (room-- > 0 && console_tx_tail != console_tx_head) {
         uart_putc_nowait(console_port,
                          (uint8_t)console_tx_ring[console_tx_tail++ % CONSOLE_TX_RING_BYTES]);

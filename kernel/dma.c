@@ -10,7 +10,6 @@
 
 static struct memmap *dma_map; /* boot core only */
 static const struct acpi_info *dma_numa; /* SRAT's memory ranges, NULL: one node */
-static unsigned dma_off_node; /* allocations that asked for a node and got other memory */
 
 void dma_init(struct memmap *mm, const struct acpi_info *acpi)
 {
@@ -30,10 +29,7 @@ void *dma_alloc_node(size_t size, size_t align, uint32_t node)
             return p;
         }
     }
-    if (dma_numa != NULL) {
-        dma_off_node++; /* the node is full or has no memory: any memory beats none */
-    }
-    return dma_alloc(size, align);
+    return dma_alloc(size, align); /* the node is full or has no memory: any beats none */
 }
 
 int dma_node_of(const void *p)
@@ -48,10 +44,6 @@ int dma_node_of(const void *p)
     return dma_numa != NULL ? -1 : 0;
 }
 
-unsigned dma_off_node_allocs(void)
-{
-    return dma_off_node;
-}
 
 void *dma_alloc(size_t size, size_t align)
 {

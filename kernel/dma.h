@@ -17,11 +17,10 @@ struct acpi_info;
  * Boot core, once, after vm_init. */
 void dma_init(struct memmap *mm, const struct acpi_info *acpi);
 /* dma_alloc_node: as dma_alloc, from NUMA node `node`'s memory (SRAT); from anywhere when the
- * node has none left (counted: dma_off_node_allocs), or without SRAT. Boot core. */
+ * node has none left (dma_node_of then tells where it went), or without SRAT. Boot core. */
 void *dma_alloc_node(size_t size, size_t align, uint32_t node);
 /* dma_node_of: the node p's memory belongs to; 0 without SRAT, -1 if SRAT names none. */
 int dma_node_of(const void *p);
-unsigned dma_off_node_allocs(void);
 /* dma_alloc: zeroed, aligned memory that is never freed; NULL when RAM is exhausted.
  * Boot core, init time only. */
 void *dma_alloc(size_t size, size_t align);

@@ -183,9 +183,12 @@ bool nic_arm_core(unsigned core)
     bool pending = false;
     for (unsigned i = 0; i < nic_nports; i++) {
         struct nic_port *p = &nic_ports[i];
-        if (nic_irq_ok(p, core) && p->q[core].no_irq) {
+        if (!nic_irq_ok(p, core)) {
+            continue;
+        }
+        if (p->q[core].no_irq) {
             pending = true; /* no interrupt would wake it: this core does not sleep */
-        } else if (nic_irq_ok(p, core)) {
+        } else {
             p->ops->irq_arm(p, core);
         }
     }

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "drivers/nic/intel_ring.h"
 #include "drivers/nic/nic_tx.h"
 #include "lwip/ip4.h"
 #include "lwip/netif.h"
