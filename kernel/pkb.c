@@ -27,8 +27,7 @@ void pkb_pool_init(struct pkb_pool *pool, uint16_t owner, struct pkb *meta, stru
         p->port = 0;
         p->queue = 0;
         p->owner = owner;
-        p->rss_hash = 0;
-        p->rx_status = 0;
+        p->rx_word = 0;
         p->pool = pool;
         /* Stacked in reverse so that buffers come out in address order: easier to read in a
          * debugger, and the first ring fill walks memory forward. */

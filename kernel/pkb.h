@@ -11,26 +11,38 @@
 
 #define PKB_DATA_BYTES 2048 /* one RX buffer: a full 1518-byte frame (+VLAN) fits; 1 KiB units */
 
-/* One buffer's metadata; the data area lies elsewhere (data points into the pool's region). */
+/* One buffer's metadata; the data area lies elsewhere (data points into the pool's region).
+ * The RX ring writes a received frame's metadata in two stores (rx_meta, rx_word): the unions
+ * name those words, and the fields they hold lie in the order the stores fill them. */
 struct pkb {
-    uint8_t *data;    /* start of the frame (DMA target; identity mapped: also the bus address) */
-    uint16_t len;     /* frame length in bytes */
-    uint16_t port;    /* input port index */
-    uint16_t queue;   /* input queue (== owning core on the fast path) */
-    uint16_t owner;   /* core whose pool it belongs to */
-    uint32_t rss_hash; /* from the RX descriptor write-back, 0 if none */
-    uint32_t rx_status; /* raw status/error word from the RX write-back */
-    uint32_t flags;     /* PKB_F_*: set by the application, cleared on receive */
+    uint8_t *data; /* start of the frame (DMA target; identity mapped: also the bus address) */
+    union {
+        struct {
+            uint16_t len;   /* frame length in bytes */
+            uint16_t port;  /* input port index */
+            uint16_t queue; /* input queue (== owning core on the fast path) */
+            uint16_t owner; /* core whose pool it belongs to */
+        };
+        uint64_t rx_meta; /* the four above as one word (little-endian: len in bits 15:0) */
+    };
+    union {
+        struct {
+            uint32_t rx_status; /* raw status/error word from the RX write-back */
+            uint32_t forwarded; /* 1: the frame is being forwarded, and its TX completion
+                                 * counts as forwarded (iring_tx_stats); set by the
+                                 * application, 0 on receive. A count, summed as it is. */
+        };
+        uint64_t rx_word; /* the two above as one word: the RX ring stores the status with
+                           * forwarded 0 */
+    };
     struct pkb_pool *pool; /* pool it returns to */
     /* The sink wraps a buffer handed to lwIP as a custom pbuf living here, so wrapping needs
      * no allocation (net/lwip-port/sink_netif.c checks that it fits). */
     uint64_t stack_wrap[4];
 };
+_Static_assert(__builtin_offsetof(struct pkb, owner) - __builtin_offsetof(struct pkb, rx_meta) == 6,
+               "rx_meta holds len, port, queue, owner in that order");
 
-/* The frame is being forwarded: its TX completion counts as "forwarded" (see iring_tx_stats). */
-#define PKB_F_FORWARDED 0x1U
-/* The NIC checked this frame's TCP/UDP checksum and found it right (see intel_ring.h). */
-#define PKB_F_L4_CSUM_OK 0x2U
 
 /* A core's pool. Owned (written) by one core only. */
 struct pkb_pool {
@@ -53,6 +65,21 @@ void pkb_pool_init(struct pkb_pool *pool, uint16_t owner, struct pkb *meta, stru
 /* pkb_alloc: a free buffer from this pool, or NULL (counted in alloc_fail). Owner core only.
  * data, owner and pool are set; the other fields hold whatever the last user left there. */
 struct pkb *pkb_alloc(struct pkb_pool *pool);
+/* pkb_alloc_burst: take up to want buffers at once; *taken points at them (valid until the
+ * pool is next freed to: copy them out first). Returns how many (fewer when the pool runs dry,
+ * counted once in alloc_fail). Owner core only; the RX ring's bulk refill. */
+static inline unsigned pkb_alloc_burst(struct pkb_pool *pool, unsigned want, struct pkb ***taken)
+{
+    unsigned got = want;
+    if (got > pool->nfree) {
+        got = pool->nfree;
+        pool->alloc_fail++;
+    }
+    pool->nfree -= got;
+    *taken = &pool->free[pool->nfree];
+    return got;
+}
+
 /* pkb_free: give a buffer back to its pool; `core` is the calling core. A buffer freed by a core
  * that does not own it is counted (foreign_free) and leaked rather than corrupting another
  * core's stack (cross-core returns go through SPSC rings, added with the sink). */

@@ -144,7 +144,7 @@ void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_
         st->alloc_fail++;
         return;
     }
-    b->flags = 0; /* pkb_alloc leaves the last user's flags: not a forwarded frame */
+    b->forwarded = 0; /* pkb_alloc leaves the last user's mark: not a forwarded frame */
     uint8_t *f = b->data;
     memset(f, 0, INET_ETH_MIN_FRAME_BYTES);
     memset(f, 0xFF, 6); /* broadcast */

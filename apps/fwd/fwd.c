@@ -132,7 +132,7 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
         nexthop_arp_request(core, out, next, now);
     } else {
         route_eth_rewrite(b->data, out->mac, mac);
-        b->flags |= PKB_F_FORWARDED;
+        b->forwarded = 1;
         st->forwarded++;
         nic_tx_queue(core, out->index, b);
         return;
@@ -182,7 +182,19 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned 
 
 /* --- wire mode ------------------------------------------------------------------------------- */
 
-static void fwd_wire_frame(struct nic_port *in, unsigned core, struct pkb *b)
+/* fwd_wire_drop: the whole burst is dropped for one reason, counted in *why. */
+static void fwd_wire_drop(unsigned core, struct pkb **rx, unsigned n, uint64_t *why)
+{
+    *why += n;
+    for (unsigned k = 0; k < n; k++) {
+        pkb_free(rx[k], (uint16_t)core);
+    }
+}
+
+/* fwd_wire_burst: a burst from port `in` to its peer's TX ring as it came (rewritten only if
+ * the config says so). Every frame of a burst goes the same way, so the peer and its queue are
+ * judged once per burst. */
+static void fwd_wire_burst(struct nic_port *in, unsigned core, struct pkb **rx, unsigned n)
 {
     static const int peer_of[WS_MAX_PORTS] = CONFIG_WIRE_PEER;
     static const struct {
@@ -194,21 +206,20 @@ static void fwd_wire_frame(struct nic_port *in, unsigned core, struct pkb *b)
     struct nic_port *out = peer >= 0 ? nic_port((unsigned)peer) : NULL;
 
     if (out == NULL) {
-        st->wire_no_peer++;
+        fwd_wire_drop(core, rx, n, &st->wire_no_peer);
     } else if (core >= out->nqueues) {
-        st->egress_no_queue++;
+        fwd_wire_drop(core, rx, n, &st->egress_no_queue);
     } else if (!nic_queue_usable(out, core)) {
-        st->egress_link_down++; /* the peer is being reset, or dead */
+        fwd_wire_drop(core, rx, n, &st->egress_link_down); /* the peer is being reset, or dead */
     } else {
         if (CONFIG_WIRE_REWRITE_MAC) {
-            route_eth_rewrite(b->data, out->mac, next_hop[peer].mac);
+            for (unsigned k = 0; k < n; k++) {
+                route_eth_rewrite(rx[k]->data, out->mac, next_hop[peer].mac);
+            }
         }
-        b->flags |= PKB_F_FORWARDED;
-        st->forwarded++;
-        nic_tx_queue(core, out->index, b);
-        return;
+        st->forwarded += n;
+        nic_tx_forward(core, out, rx, n);
     }
-    pkb_free(b, (uint16_t)core);
 }
 
 /* --- the per-core pass ------------------------------------------------------------------------ */
@@ -227,13 +238,16 @@ unsigned fwd_poll_core(unsigned core)
             continue;
         }
         unsigned n = nic_rx_burst(p, core, rx, CONFIG_NIC_BURST);
-        for (unsigned k = 0; k < n; k++) {
-            if (k + 1 < n) {
-                __builtin_prefetch(rx[k + 1]->data);
-            }
-            if (CONFIG_MODE_WIRE) {
-                fwd_wire_frame(p, core, rx[k]);
-            } else {
+        if (n == 0) {
+            continue;
+        }
+        if (CONFIG_MODE_WIRE) {
+            fwd_wire_burst(p, core, rx, n);
+        } else {
+            for (unsigned k = 0; k < n; k++) {
+                if (k + 1 < n) {
+                    __builtin_prefetch(rx[k + 1]->data);
+                }
                 fwd_router_frame(fc, p, core, rx[k], now);
             }
         }

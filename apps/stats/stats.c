@@ -62,6 +62,8 @@ static const struct stats_counter stats_queue_counters[] = {
        "frames dropped because no TX descriptor was free"),
     QC("tx_bad_len", tx.stats.bad_len,
        "frames dropped for an impossible length (a bug)"),
+    QC("tx_foreign", tx.stats.foreign,
+       "frames dropped because their buffer belongs to another core's pool (a bug)"),
     QC("tx_tail_writes", tx.stats.tail_writes,
        "TDT doorbells (one per burst)"),
     QC("tx_forwarded", tx.stats.forwarded,

@@ -27,6 +27,7 @@ union idesc_rx {
         uint16_t length;       /* PKT_LEN: bytes written to this descriptor's buffer */
         uint16_t vlan;         /* VLAN tag (when stripped) */
     } wb;
+    uint64_t qw[2]; /* the write-back as two quadwords: qw[1] = status_error, length, vlan */
 } __attribute__((packed, aligned(16)));
 _Static_assert(sizeof(union idesc_rx) == 16, "advanced RX descriptor is 16 bytes");
 

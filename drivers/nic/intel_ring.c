@@ -52,132 +52,215 @@ int iring_rx_init(struct iring_rx *r, void *desc_mem, struct pkb **sw, uint16_t 
     r->sw = sw;
     r->pool = pool;
     r->tail_reg = tail_reg;
-    r->err_mask = IDESC_RX_ERR_FRAME_82576;
     r->size = ndesc;
     r->mask = (uint16_t)(ndesc - 1);
+    /* A small ring refills sooner, so that it never runs with most of its slots empty. */
+    r->refill_min = ndesc / 4 < IRING_RX_REFILL_BATCH ? ndesc / 4 : IRING_RX_REFILL_BATCH;
     r->core = core;
     r->port = port;
+    /* pkb.rx_meta: len (bits 15:0, per frame), port, queue, owner (unchanged: the pool's). */
+    r->meta = (uint64_t)port << 16 | (uint64_t)core << 32 | (uint64_t)pool->owner << 48;
+    iring_rx_set_err_mask(r, IDESC_RX_ERR_FRAME_82576);
     return 0;
 }
 
 void iring_rx_set_err_mask(struct iring_rx *r, uint32_t mask)
 {
-    r->err_mask = mask;
+    r->good_mask = IDESC_RX_STATUS_DD | IDESC_RX_STATUS_EOP | mask;
 }
 
 void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err)
 {
-    r->l4_err = l4_err;
+    r->l4_mask = l4_err != 0 ? IDESC_RX_STATUS_L4I | l4_err : 0;
+    r->l4_good = IDESC_RX_STATUS_L4I;
 }
 
-/* iring_rx_csum_flags: PKB_F_L4_CSUM_OK when the NIC vouches for the TCP/UDP checksum. */
-static inline uint32_t iring_rx_csum_flags(const struct iring_rx *r, uint32_t staterr)
+/*
+ * The fast loops below each walk one stretch of a ring without wrap-around (the callers split a
+ * burst at the ring's end), through pointers and with few live values, so that they compile to
+ * a handful of instructions per frame; noinline keeps the callers' state out of their registers.
+ */
+
+/* iring_rx_post_one: give buffer p to descriptor d in the read format (82576 §7.1.5.1, 82599
+ * §7.1.6.1); hdr_addr = 0 also clears the DD of the previous write-back. */
+static inline void iring_rx_post_one(volatile union idesc_rx *d, struct pkb **sw, struct pkb *p)
 {
-    bool checked = (staterr & IDESC_RX_STATUS_L4I) != 0 && r->l4_err != 0;
-    return checked && (staterr & r->l4_err) == 0 ? PKB_F_L4_CSUM_OK : 0;
+    *sw = p;
+    d->read.pkt_addr = iring_dma_addr(p->data);
+    d->read.hdr_addr = 0;
 }
 
-/* iring_rx_arm: give slot i's buffer to the NIC in the read format (82576 §7.1.5.1, 82599
- * §7.1.6.1). hdr_addr = 0 also clears the DD bit of the previous write-back. */
-static inline void iring_rx_arm(struct iring_rx *r, uint16_t i, const struct pkb *p)
+/* iring_rx_post_run: give bufs[0..n) to descriptors d[0..n). */
+static inline void iring_rx_post_run(volatile union idesc_rx *d,
+                                                        struct pkb **sw, struct pkb **bufs,
+                                                        unsigned n)
 {
-    r->desc[i].read.pkt_addr = iring_dma_addr(p->data);
-    r->desc[i].read.hdr_addr = 0;
+    unsigned k = 0;
+    /* By fours, so that the pointers step once per four slots. */
+    for (; k + 4 <= n; k += 4, d += 4, sw += 4, bufs += 4) {
+        iring_rx_post_one(&d[0], &sw[0], bufs[0]);
+        iring_rx_post_one(&d[1], &sw[1], bufs[1]);
+        iring_rx_post_one(&d[2], &sw[2], bufs[2]);
+        iring_rx_post_one(&d[3], &sw[3], bufs[3]);
+    }
+    for (unsigned j = 0; j < n - k; j++) {
+        iring_rx_post_one(&d[j], &sw[j], bufs[j]);
+    }
 }
 
 unsigned iring_rx_fill(struct iring_rx *r)
 {
-    uint16_t i = r->next_to_use;
-    unsigned posted = 0;
-
     /* Stop one short of next_to_clean: posting every slot would make tail == head. */
-    while (((i + 1) & r->mask) != r->next_to_clean) {
-        struct pkb *p = r->sw[i]; /* a dropped frame's buffer is still here: reuse it */
+    unsigned want = (uint16_t)((r->next_to_clean - r->next_to_use - 1) & r->mask);
+    struct pkb **taken;
+    unsigned got = want != 0 ? pkb_alloc_burst(r->pool, want, &taken) : 0;
 
-        if (p == NULL) {
-            p = pkb_alloc(r->pool);
-            if (p == NULL) {
-                /* Not a stall: the slot stays unposted and the next burst tries again. */
-                r->stats.no_buffer++;
-                break;
-            }
-            r->sw[i] = p;
-        }
-        iring_rx_arm(r, i, p);
-        i = (i + 1) & r->mask;
-        posted++;
+    if (got < want) {
+        /* Not a stall: the slots stay unposted and a later refill tries again. */
+        r->stats.no_buffer++;
     }
-    if (posted != 0) {
-        r->next_to_use = i;
-        dma_wmb_before_tail();
-        /* RDT = one past the last posted descriptor: the NIC may fill up to RDT - 1. */
-        mmio_write32(r->tail_reg, i);
-        r->stats.tail_writes++;
+    if (got == 0) {
+        return 0;
     }
-    return posted;
+    uint16_t i = r->next_to_use;
+    for (unsigned k = 0; k < got;) {
+        unsigned run = got - k < (unsigned)r->size - i ? got - k : (unsigned)r->size - i;
+        iring_rx_post_run(&r->desc[i], &r->sw[i], &taken[k], run);
+        k += run;
+        i = (uint16_t)((i + run) & r->mask);
+    }
+    r->next_to_use = i;
+    dma_wmb_before_tail();
+    /* RDT = one past the last posted descriptor: the NIC may fill up to RDT - 1. */
+    mmio_write32(r->tail_reg, i);
+    r->stats.tail_writes++;
+    return got;
 }
 
 /*
- * iring_rx_frame_ok: judge one written-back descriptor. Frames longer than one buffer arrive as
- * a chain of non-EOP descriptors ending in an EOP one; the whole chain is dropped as one error.
+ * iring_rx_drop: slot i holds a written-back descriptor that is not a whole good frame: count
+ * it and give its buffer back. Frames longer than one buffer arrive as a chain of non-EOP
+ * descriptors ending in an EOP one; the whole chain is dropped as one error (discarding carries
+ * the chain across bursts). Error bits are only valid on the EOP descriptor (82599 §7.1.6.2).
  */
-static bool iring_rx_frame_ok(struct iring_rx *r, uint32_t staterr, uint16_t len)
+static void iring_rx_drop(struct iring_rx *r, uint16_t i, uint32_t staterr)
 {
-    if (r->discarding) {
-        r->discarding = (staterr & IDESC_RX_STATUS_EOP) == 0;
-        return false;
-    }
-    if ((staterr & IDESC_RX_STATUS_EOP) == 0) {
-        r->discarding = true;
-        r->stats.oversize++;
+    bool eop = (staterr & IDESC_RX_STATUS_EOP) != 0;
+
+    if (!r->discarding) {
         r->stats.errors++;
-        return false;
+        r->stats.oversize += !eop;
     }
-    /* Error bits are only valid on the EOP descriptor (82599 §7.1.6.2). */
-    if ((staterr & r->err_mask) != 0 || len == 0 || len > PKB_DATA_BYTES) {
-        r->stats.errors++;
-        return false;
+    r->discarding = !eop;
+    pkb_free(r->sw[i], r->core);
+}
+
+/*
+ * iring_rx_take_run: hand out the good frames at the start of d[0..n): stop at the first
+ * descriptor not yet written back or not a good frame. Returns how many; adds their bytes.
+ * One test per descriptor judges it whole: the write-back's upper quadword holds the status
+ * (bits 31:0) and PKT_LEN (47:32); with 1 taken from the length, a good frame has DD and EOP,
+ * no error bit and a length in 1..PKB_DATA_BYTES exactly when the masked word equals DD|EOP
+ * (a length of 0 borrows into 0xFFFF, one above PKB_DATA_BYTES sets a bit in 15:11).
+ */
+static __attribute__((noinline)) unsigned iring_rx_take_run(volatile union idesc_rx *d,
+                                                            struct pkb **sw, struct pkb **out,
+                                                            unsigned n, uint64_t meta,
+                                                            uint32_t good_mask, uint64_t *bytes)
+{
+    _Static_assert(PKB_DATA_BYTES == 2048, "the length test below masks bits 15:11");
+    const uint64_t mask = good_mask | 0xF800ULL << 32;
+    const uint64_t want = IDESC_RX_STATUS_DD | IDESC_RX_STATUS_EOP;
+    uint64_t sum = 0;
+    unsigned k = 0;
+#pragma GCC unroll 4
+    for (; k < n; k++) {
+        uint64_t w = d[k].qw[1];
+        if (((w - (1ULL << 32)) & mask) != want) {
+            break;
+        }
+        uint16_t len = d[k].wb.length; /* volatile: read after the status */
+        struct pkb *p = sw[k];
+        p->rx_meta = meta | len;
+        p->rx_word = (uint32_t)w; /* the status; forwarded 0 */
+        out[k] = p;
+        sum += len;
     }
-    return true;
+    *bytes += sum;
+    return k;
+}
+
+/*
+ * iring_rx_burst_more: the rest of a burst after the first stretch (at next_to_clean + n)
+ * stopped short of max frames and of the posted slots: the ring's end, a descriptor to drop, or
+ * an oversize frame being discarded. Returns the burst's new total; next_to_clean follows.
+ */
+static __attribute__((noinline)) unsigned iring_rx_burst_more(struct iring_rx *r,
+                                                              struct pkb **out, unsigned max,
+                                                              unsigned n)
+{
+    uint16_t i = (uint16_t)((r->next_to_clean + n) & r->mask);
+    unsigned left = (uint16_t)((r->next_to_use - i) & r->mask);
+
+    while (n < max && left != 0) {
+        uint32_t staterr = r->desc[i].wb.status_error;
+        if ((staterr & IDESC_RX_STATUS_DD) == 0) {
+            break;
+        }
+        unsigned k = 0;
+        if (!r->discarding) {
+            unsigned run = max - n < left ? max - n : left;
+            if (run > (unsigned)r->size - i) {
+                run = r->size - i;
+            }
+            k = iring_rx_take_run(&r->desc[i], &r->sw[i], &out[n], run, r->meta, r->good_mask,
+                                  &r->stats.bytes);
+        }
+        if (k == 0) {
+            /* written back but not a good frame */
+            iring_rx_drop(r, i, staterr);
+            k = 1;
+        } else {
+            n += k;
+        }
+        left -= k;
+        i = (uint16_t)((i + k) & r->mask);
+    }
+    r->next_to_clean = i;
+    return n;
 }
 
 unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max)
 {
     uint16_t i = r->next_to_clean;
+    /* Only posted slots: an unposted one may still hold an old write-back with DD set. */
+    unsigned left = iring_rx_posted(r);
     unsigned n = 0;
 
-    /* Only posted slots: an unposted one may still hold an old write-back with DD set. */
-    while (n < max && i != r->next_to_use) {
-        volatile union idesc_rx *d = &r->desc[i];
-        uint32_t staterr = d->wb.status_error;
-
-        if ((staterr & IDESC_RX_STATUS_DD) == 0) {
-            break;
+    if (left != 0 && (r->desc[i].wb.status_error & IDESC_RX_STATUS_DD) != 0) {
+        /* The common case: one stretch of good frames, up to max or the ring's end. */
+        unsigned run = max < left ? max : left;
+        if (run > (unsigned)r->size - i) {
+            run = r->size - i;
         }
+        if (!r->discarding) {
+            n = iring_rx_take_run(&r->desc[i], &r->sw[i], out, run, r->meta, r->good_mask,
+                                  &r->stats.bytes);
+        }
+        if (n == run && (n == max || n == left)) {
+            r->next_to_clean = (uint16_t)((i + n) & r->mask);
+        } else {
+            n = iring_rx_burst_more(r, out, max, n);
+        }
+        r->stats.packets += n;
+        /* One barrier per burst: the caller's reads of the buffers stay after the DD reads. */
         dma_rmb_after_dd();
-        uint16_t len = d->wb.length;
-
-        if (iring_rx_frame_ok(r, staterr, len)) {
-            struct pkb *p = r->sw[i];
-            uint32_t info = d->wb.info;
-
-            p->len = len;
-            p->port = r->port;
-            p->queue = r->core;
-            p->rss_hash = IDESC_RX_INFO_RSSTYPE(info) != 0 ? d->wb.rss_hash : 0;
-            p->flags = iring_rx_csum_flags(r, staterr);
-            p->rx_status = staterr;
-            r->stats.packets++;
-            r->stats.bytes += len;
-            r->sw[i] = NULL;
-            out[n++] = p;
-        }
-        i = (i + 1) & r->mask;
     }
-    r->next_to_clean = i;
-    /* Always refill, even after an empty harvest: that is how slots left unposted by an empty
+    /* Refill in bulk. Also after an empty harvest: that is how slots left unposted by an empty
      * pool get their buffers once the pool has some again. */
-    iring_rx_fill(r);
+    if ((unsigned)r->size - 1 - iring_rx_posted(r) >= r->refill_min) {
+        iring_rx_fill(r);
+    }
     return n;
 }
 
@@ -194,18 +277,16 @@ bool iring_rx_pending(const struct iring_rx *r)
 void iring_rx_release(struct iring_rx *r)
 {
     /* Written back but never taken: count the frames (their EOP descriptors) as flushed. */
+    bool counting = true;
     for (uint16_t i = r->next_to_clean; i != r->next_to_use; i = (i + 1) & r->mask) {
         uint32_t staterr = r->desc[i].wb.status_error;
-        if ((staterr & IDESC_RX_STATUS_DD) == 0) {
-            break; /* the NIC fills in order: nothing after this one was written */
-        }
-        r->stats.flushed += (staterr & IDESC_RX_STATUS_EOP) != 0;
+        /* the NIC fills in order: nothing after the first slot without DD was written */
+        counting = counting && (staterr & IDESC_RX_STATUS_DD) != 0;
+        r->stats.flushed += counting && (staterr & IDESC_RX_STATUS_EOP) != 0;
+        pkb_free(r->sw[i], r->core);
     }
+    memset(r->sw, 0, r->size * sizeof(r->sw[0]));
     for (uint16_t i = 0; i < r->size; i++) {
-        if (r->sw[i] != NULL) {
-            pkb_free(r->sw[i], r->core);
-            r->sw[i] = NULL;
-        }
         r->desc[i].read.pkt_addr = 0;
         r->desc[i].read.hdr_addr = 0;
     }
@@ -217,111 +298,271 @@ void iring_rx_release(struct iring_rx *r)
 /* ---- TX -------------------------------------------------------------------------------- */
 
 int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t ndesc,
-                  uintptr_t tail_reg, uint16_t core, uint16_t port)
+                  uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port)
 {
     int err = iring_check_geometry(desc_mem, sw, ndesc);
 
-    if (err != 0) {
-        return err;
+    if (err != 0 || pool == NULL) {
+        return err != 0 ? err : WS_ERR_INVAL;
     }
     memset(t, 0, sizeof(*t));
     memset(desc_mem, 0, IRING_DESC_MEM_BYTES(ndesc));
     memset(sw, 0, ndesc * sizeof(sw[0]));
     t->desc = desc_mem;
     t->sw = sw;
+    t->pool = pool;
     t->tail_reg = tail_reg;
     t->size = ndesc;
     t->mask = (uint16_t)(ndesc - 1);
+    /* At least two reported descriptors per ring, so that half of it can be reclaimed while
+     * the other half is in flight. */
+    t->rs_mask = (uint16_t)((ndesc / 2 < IRING_TX_RS_EVERY ? ndesc / 2 : IRING_TX_RS_EVERY) - 1);
     t->core = core;
     t->port = port;
     return 0;
 }
 
 /*
- * iring_tx_place: one frame in one advanced data descriptor (82576 §7.2.2.3, 82599
- * §7.2.3.2.4). RS on every descriptor: each completion is reported, so reclaim needs no
- * bookkeeping of which descriptor carries the status. Writing olinfo_status also clears the DD
- * of the slot's previous write-back.
+ * iring_tx_first_report: the first descriptor from next_to_clean on that has RS: the
+ * rs_mask-aligned one of its group, or the last one placed if that comes first (every burst's
+ * last has RS). Meaningless (and never read) while nothing is in flight.
  */
-static inline void iring_tx_place(struct iring_tx *t, uint16_t i, struct pkb *p)
+static uint16_t iring_tx_first_report(const struct iring_tx *t)
 {
-    t->desc[i].read.buffer_addr = iring_dma_addr(p->data);
-    t->desc[i].read.cmd_type_len = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
-                                   IDESC_TX_CMD_IFCS | IDESC_TX_CMD_RS | IDESC_TX_DTALEN(p->len);
-    t->desc[i].read.olinfo_status = IDESC_TX_PAYLEN(p->len);
-    t->sw[i] = p;
+    uint16_t ntc = t->next_to_clean, group_end = ntc | t->rs_mask;
+    uint16_t last = (t->next_to_use - 1) & t->mask;
+    return ((group_end - ntc) & t->mask) < ((last - ntc) & t->mask) ? group_end : last;
+}
+
+/* iring_tx_room: free descriptors, keeping the one empty slot (see intel_ring.h). */
+static inline unsigned iring_tx_room(const struct iring_tx *t)
+{
+    return (uint16_t)((t->next_to_clean - t->next_to_use - 1) & t->mask);
+}
+
+/*
+ * iring_tx_place: one frame in one advanced data descriptor (82576 §7.2.2.3, 82599
+ * §7.2.3.2.4), without RS (iring_tx_post adds it where it belongs). Writing olinfo_status also
+ * clears the DD of the slot's previous write-back.
+ */
+static inline void iring_tx_place(volatile union idesc_tx *d, struct pkb **slot, struct pkb *p)
+{
+    uint32_t len = p->len;
+    d->read.buffer_addr = iring_dma_addr(p->data);
+    d->read.cmd_type_len = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
+                           IDESC_TX_CMD_IFCS | IDESC_TX_DTALEN(len);
+    d->read.olinfo_status = IDESC_TX_PAYLEN(len);
+    *slot = p;
+}
+
+/*
+ * iring_tx_post: descriptors [next_to_use, end) are placed: ask for a write-back on every
+ * rs_mask-aligned one among them and on the last (so the burst completes even if nothing
+ * follows it), then hand them to the NIC with one tail write.
+ */
+static void iring_tx_post(struct iring_tx *t, uint16_t end)
+{
+    uint16_t first = t->next_to_use, last = (end - 1) & t->mask;
+    unsigned placed = (uint16_t)((end - first) & t->mask);
+
+    for (unsigned k = (t->rs_mask - first) & t->rs_mask; k < placed; k += t->rs_mask + 1U) {
+        t->desc[(first + k) & t->mask].read.cmd_type_len |= IDESC_TX_CMD_RS;
+    }
+    t->desc[last].read.cmd_type_len |= IDESC_TX_CMD_RS;
+    t->next_to_use = end;
+    t->report = iring_tx_first_report(t);
+    dma_wmb_before_tail();
+    /* TDT = one past the last placed descriptor: the NIC may send up to TDT - 1. */
+    mmio_write32(t->tail_reg, end);
+    t->stats.tail_writes++;
 }
 
 unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
 {
-    uint16_t i = t->next_to_use;
-    unsigned placed = 0;
-
     iring_tx_reclaim(t);
-    /* Free slots, keeping the one empty slot (see intel_ring.h). */
-    unsigned room = (uint16_t)((t->next_to_clean - i - 1) & t->mask);
+    unsigned room = iring_tx_room(t), placed = 0;
+    uint16_t i = t->next_to_use;
 
     for (unsigned k = 0; k < n; k++) {
         struct pkb *p = pkts[k];
 
-        if (p->len == 0 || p->len > PKB_DATA_BYTES) {
+        if ((uint16_t)(p->len - 1) >= PKB_DATA_BYTES) {
             t->stats.bad_len++;
+            pkb_free(p, t->core);
+        } else if (p->pool != t->pool) {
+            t->stats.foreign++;
             pkb_free(p, t->core);
         } else if (placed == room) {
             t->stats.ring_full++;
             pkb_free(p, t->core);
         } else {
-            iring_tx_place(t, i, p);
+            p->forwarded = p->forwarded != 0; /* a count at completion: 0 or 1 */
+            iring_tx_place(&t->desc[i], &t->sw[i], p);
             i = (i + 1) & t->mask;
             placed++;
         }
     }
     if (placed != 0) {
-        t->next_to_use = i;
-        dma_wmb_before_tail();
-        /* TDT = one past the last placed descriptor: the NIC may send up to TDT - 1. */
-        mmio_write32(t->tail_reg, i);
-        t->stats.tail_writes++;
+        iring_tx_post(t, i);
     }
     return placed;
 }
 
+static inline void iring_tx_forward_one(volatile union idesc_tx *d, struct pkb **sw,
+                                        struct pkb *p)
+{
+    p->forwarded = 1;
+    iring_tx_place(d, sw, p);
+}
+
+/* iring_tx_forward_run: place frames[0..n) in d[0..n), each marked forwarded. */
+static inline void iring_tx_forward_run(volatile union idesc_tx *d,
+                                                           struct pkb **sw, struct pkb **frames,
+                                                           unsigned n)
+{
+    unsigned k = 0;
+    for (; k + 4 <= n; k += 4, d += 4, sw += 4, frames += 4) {
+        iring_tx_forward_one(&d[0], &sw[0], frames[0]);
+        iring_tx_forward_one(&d[1], &sw[1], frames[1]);
+        iring_tx_forward_one(&d[2], &sw[2], frames[2]);
+        iring_tx_forward_one(&d[3], &sw[3], frames[3]);
+    }
+    for (unsigned j = 0; j < n - k; j++) {
+        iring_tx_forward_one(&d[j], &sw[j], frames[j]);
+    }
+}
+
+unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n)
+{
+    iring_tx_reclaim(t);
+    unsigned room = iring_tx_room(t);
+    unsigned placed = n < room ? n : room;
+    uint16_t i = t->next_to_use;
+
+    for (unsigned k = 0; k < placed;) {
+        unsigned run = placed - k < (unsigned)t->size - i ? placed - k : (unsigned)t->size - i;
+        iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
+        k += run;
+        i = (i + run) & t->mask;
+    }
+    if (placed != 0) {
+        iring_tx_post(t, i);
+    }
+    if (placed < n) {
+        t->stats.ring_full += n - placed;
+        for (unsigned k = placed; k < n; k++) {
+            pkb_free(pkts[k], t->core);
+        }
+    }
+    return placed;
+}
+
+/*
+ * iring_tx_complete: descriptors [next_to_clean, end) are done: count their frames and push
+ * their buffers back onto the pool's free stack in one go (every buffer on this ring is the
+ * pool's: the bursts refuse others).
+ */
+/* iring_tx_free_run: push sw[0..n) onto a free stack; adds their bytes and forwarded count. */
+static inline void iring_tx_free_run(struct pkb **sw, struct pkb **stack,
+                                                        unsigned n, uint64_t *bytes,
+                                                        uint64_t *forwarded)
+{
+    uint32_t b = 0, f = 0; /* n <= IRING_MAX_DESCS frames: no overflow */
+    unsigned k = 0;
+    for (; k + 4 <= n; k += 4, sw += 4, stack += 4) {
+        struct pkb *p0 = sw[0], *p1 = sw[1], *p2 = sw[2], *p3 = sw[3];
+        stack[0] = p0;
+        stack[1] = p1;
+        stack[2] = p2;
+        stack[3] = p3;
+        b += (uint32_t)p0->len + p1->len + p2->len + p3->len;
+        f += p0->forwarded + p1->forwarded + p2->forwarded + p3->forwarded;
+    }
+    for (unsigned j = 0; j < n - k; j++) {
+        stack[j] = sw[j];
+        b += sw[j]->len;
+        f += sw[j]->forwarded;
+    }
+    *bytes += b;
+    *forwarded += f;
+}
+
+static void iring_tx_complete(struct iring_tx *t, uint16_t end)
+{
+    struct pkb_pool *pool = t->pool;
+    unsigned n = (uint16_t)((end - t->next_to_clean) & t->mask);
+    uint64_t bytes = 0, forwarded = 0;
+    uint16_t i = t->next_to_clean;
+
+    if (pool->nfree + n > pool->size) {
+        /* More buffers than the pool has room for: one was freed twice somewhere. pkb_free
+         * counts it (double_free) rather than overrunning the stack. */
+        for (; i != end; i = (i + 1) & t->mask) {
+            bytes += t->sw[i]->len;
+            forwarded += t->sw[i]->forwarded;
+            pkb_free(t->sw[i], t->core);
+        }
+    } else {
+        struct pkb **stack = &pool->free[pool->nfree];
+        for (unsigned k = 0; k < n;) {
+            unsigned run = n - k < (unsigned)t->size - i ? n - k : (unsigned)t->size - i;
+            iring_tx_free_run(&t->sw[i], &stack[k], run, &bytes, &forwarded);
+            k += run;
+            i = (i + run) & t->mask;
+        }
+        pool->nfree += n;
+    }
+    t->stats.packets += n;
+    t->stats.bytes += bytes;
+    t->stats.forwarded += forwarded; /* forwarded = sent, not queued */
+    t->next_to_clean = end;
+    t->report = iring_tx_first_report(t);
+}
+
 unsigned iring_tx_reclaim(struct iring_tx *t)
 {
-    uint16_t i = t->next_to_clean;
     unsigned done = 0;
 
-    while (i != t->next_to_use && (t->desc[i].wb.status & IDESC_TX_STATUS_DD) != 0) {
-        struct pkb *p = t->sw[i];
-
-        /* DD means the NIC has read the whole buffer: it may be reused from here on. */
+    /* t->report: the first descriptor from next_to_clean on that asks for a write-back. */
+    while (t->next_to_clean != t->next_to_use &&
+           (t->desc[t->report].wb.status & IDESC_TX_STATUS_DD) != 0) {
+        /* DD means the NIC has read every buffer up to here: they may be reused. */
         dma_rmb_after_dd();
-        t->stats.packets++;
-        t->stats.bytes += p->len;
-        t->stats.forwarded += p->flags & PKB_F_FORWARDED; /* forwarded = sent, not queued */
-        pkb_free(p, t->core);
-        t->sw[i] = NULL;
-        i = (i + 1) & t->mask;
-        done++;
+        uint16_t end = (t->report + 1) & t->mask;
+        done += (uint16_t)((end - t->next_to_clean) & t->mask);
+        iring_tx_complete(t, end);
     }
-    t->next_to_clean = i;
     return done;
 }
 
 void iring_tx_release(struct iring_tx *t)
 {
-    iring_tx_reclaim(t); /* what the NIC reported sent was sent */
-    for (uint16_t i = 0; i < t->size; i++) {
-        if (t->sw[i] != NULL) {
-            t->stats.flushed++;
-            t->stats.flushed_forwarded += t->sw[i]->flags & PKB_F_FORWARDED;
-            pkb_free(t->sw[i], t->core);
-            t->sw[i] = NULL;
+    /* What the NIC reported sent was sent: reclaim waits on one report at a time, but any
+     * reported descriptor in flight counts (placing a descriptor clears its DD, so DD here is
+     * the NIC's write-back), and it completes every descriptor before it. */
+    uint16_t end = t->next_to_clean;
+    for (uint16_t i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & t->mask) {
+        if ((t->desc[i].wb.status & IDESC_TX_STATUS_DD) != 0) {
+            end = (i + 1) & t->mask;
         }
+    }
+    if (end != t->next_to_clean) {
+        dma_rmb_after_dd();
+        iring_tx_complete(t, end);
+    }
+    for (uint16_t i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & t->mask) {
+        struct pkb *p = t->sw[i];
+        t->stats.flushed++;
+        t->stats.flushed_forwarded += p->forwarded;
+        pkb_free(p, t->core);
+    }
+    memset(t->sw, 0, t->size * sizeof(t->sw[0]));
+    for (uint16_t i = 0; i < t->size; i++) {
         t->desc[i].read.buffer_addr = 0;
         t->desc[i].read.cmd_type_len = 0;
         t->desc[i].read.olinfo_status = 0;
     }
     t->next_to_clean = 0;
     t->next_to_use = 0;
+    t->report = 0;
 }

@@ -54,6 +54,19 @@ static inline void dma_rmb_after_dd(void)
     __asm__ volatile("" ::: "memory");
 }
 
+/*
+ * Burst shape (what keeps the per-packet cost down; tests/bench/fwd_bench.sh measures it):
+ * - RX harvests a burst with ring state in locals, stores two words of metadata per frame, and
+ *   refills in bulk once IRING_RX_REFILL_BATCH slots are free (one pool pop, one tail write).
+ * - TX asks for a status write-back (RS) only every IRING_TX_RS_EVERY descriptors and on the
+ *   last descriptor of every burst, so an idle ring still completes. The NIC processes a ring in
+ *   order, so DD on a reported descriptor means every descriptor before it is done too: reclaim
+ *   looks at one DD bit per group and frees the group in bulk to the owning core's pool, where
+ *   the next RX refill finds the buffers still warm.
+ */
+#define IRING_RX_REFILL_BATCH 32
+#define IRING_TX_RS_EVERY 32
+
 /* Per-queue RX counters, summed over queues only when shown. */
 struct iring_rx_stats {
     uint64_t packets;     /* good frames handed out by iring_rx_burst */
@@ -72,22 +85,27 @@ struct iring_tx_stats {
     uint64_t bytes;       /* their lengths */
     uint64_t ring_full;   /* frames dropped (freed) because no descriptor was free */
     uint64_t bad_len;     /* frames dropped because len was 0 or above PKB_DATA_BYTES */
+    uint64_t foreign;     /* frames dropped because their buffer is not from this core's pool
+                           * (a bug: completion returns buffers to the ring's pool in bulk) */
     uint64_t tail_writes; /* TDT writes (one per burst that placed anything) */
-    uint64_t forwarded;   /* of packets: frames marked PKB_F_FORWARDED (forwarded, completed) */
+    uint64_t forwarded;   /* of packets: frames marked forwarded (pkb.forwarded) */
     uint64_t flushed;     /* frames iring_tx_release freed without a completion (not sent) */
-    uint64_t flushed_forwarded; /* of flushed: frames marked PKB_F_FORWARDED */
+    uint64_t flushed_forwarded; /* of flushed: frames marked forwarded */
 };
 
 struct iring_rx {
     /* read-only after iring_rx_init */
     volatile union idesc_rx *desc; /* size descriptors, IRING_ALIGN_BYTES aligned */
-    struct pkb **sw;               /* buffer behind each descriptor, NULL if none */
+    struct pkb **sw;               /* buffer behind each posted descriptor (others: stale) */
     struct pkb_pool *pool;         /* refills come from here: the owning core's pool */
     uintptr_t tail_reg;            /* MMIO address of this queue's RDT */
-    uint32_t err_mask;             /* write-back error bits that mean "bad frame" */
-    uint32_t l4_err;               /* the chip's TCP/UDP checksum error bit; 0: not trusted */
+    uint64_t meta;                 /* pkb.rx_meta of every frame, less its length */
+    uint32_t good_mask;            /* DD, EOP and the error bits that mean "bad frame" */
+    uint32_t l4_mask;              /* L4I and the chip's TCP/UDP checksum error bit... */
+    uint32_t l4_good;              /* ...and their value on a frame the NIC vouches for */
     uint16_t size;                 /* descriptors: a power of two */
     uint16_t mask;                 /* size - 1: indices wrap with & instead of % */
+    uint16_t refill_min;           /* refill once this many slots are free */
     uint16_t core;                 /* owning core; also the queue index (one queue per core) */
     uint16_t port;                 /* port index written into each pkb */
 
@@ -101,16 +119,20 @@ struct iring_rx {
 struct iring_tx {
     /* read-only after iring_tx_init */
     volatile union idesc_tx *desc; /* size descriptors, IRING_ALIGN_BYTES aligned */
-    struct pkb **sw;               /* packet behind each in-flight descriptor, NULL if none */
+    struct pkb **sw;               /* packet behind each in-flight descriptor (others: stale) */
+    struct pkb_pool *pool;         /* the owning core's pool: completions go back to it */
     uintptr_t tail_reg;            /* MMIO address of this queue's TDT */
     uint16_t size;
     uint16_t mask;
-    uint16_t core; /* owning core: the only core that may call in, and pkb_free's `core` */
+    uint16_t rs_mask; /* RS on every descriptor whose index has these bits all set */
+    uint16_t core;    /* owning core: the only core that may call in */
     uint16_t port;
 
     /* owned by core `core` */
-    uint16_t next_to_clean; /* oldest in-flight descriptor (next DD to wait for) */
+    uint16_t next_to_clean; /* oldest in-flight descriptor */
     uint16_t next_to_use;   /* next free slot == last tail value written */
+    uint16_t report;        /* first descriptor from next_to_clean on with RS: its DD is the
+                             * one reclaim waits for */
     struct iring_tx_stats stats;
 };
 
@@ -120,26 +142,35 @@ struct iring_tx {
  * [IRING_MIN_DESCS, IRING_MAX_DESCS]. Posts nothing and writes no register: program the queue
  * (RDBA/RDLEN/SRRCTL with a PKB_DATA_BYTES buffer), enable it, then call iring_rx_fill. The
  * frame-error mask defaults to IDESC_RX_ERR_FRAME_82576; the 82599 driver must set its own with
- * iring_rx_set_err_mask. Returns 0 or WS_ERR_INVAL. Init time, any core.
+ * iring_rx_set_err_mask. pool is the owning core's. Returns 0 or WS_ERR_INVAL. Init time.
  */
 int iring_rx_init(struct iring_rx *r, void *desc_mem, struct pkb **sw, uint16_t ndesc,
                   uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port);
 /* iring_rx_set_err_mask: which write-back error bits drop a frame (IDESC_RX_ERR_FRAME_*). */
 void iring_rx_set_err_mask(struct iring_rx *r, uint32_t mask);
-/* iring_rx_trust_l4_csum: frames whose write-back says the NIC checked the TCP/UDP checksum
- * (L4I) and found no error (the chip's bit l4_err) get PKB_F_L4_CSUM_OK, and the sink does
- * not check that checksum again. Without this call no frame gets the flag. */
+/* iring_rx_trust_l4_csum: iring_rx_l4_csum_ok answers yes for frames whose write-back says the
+ * NIC checked the TCP/UDP checksum (L4I) and found no error (the chip's bit l4_err), and the
+ * sink does not check that checksum again. Without this call it always answers no. */
 void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err);
+
+/* iring_rx_l4_csum_ok: did the NIC vouch for the TCP/UDP checksum of a frame from this ring
+ * whose write-back status was rx_status (pkb.rx_status)? Decided when asked, not per frame. */
+static inline bool iring_rx_l4_csum_ok(const struct iring_rx *r, uint32_t rx_status)
+{
+    return r->l4_mask != 0 && (rx_status & r->l4_mask) == r->l4_good;
+}
+
 /*
  * iring_rx_fill: post a buffer into every free slot (all but one), in order, until the pool
  * runs dry (counted once in no_buffer), then write the tail once if anything was posted.
- * Returns the number posted. Owning core; also called by iring_rx_burst.
+ * Returns the number posted. Owning core; iring_rx_burst refills through it.
  */
 unsigned iring_rx_fill(struct iring_rx *r);
 /*
- * iring_rx_burst: hand out up to max received frames (pkb len/port/queue/rss_hash/rx_status
- * set; the caller owns them and frees them with pkb_free), drop and recycle bad ones, refill
- * and write the tail at most once. Returns the number written to out. Owning core, fast path.
+ * iring_rx_burst: hand out up to max received frames (pkb len/port/queue/rx_status set, forwarded
+ * 0; the caller owns them and frees them with pkb_free), drop and recycle bad ones, and refill
+ * (one tail write) once IRING_RX_REFILL_BATCH slots are free or the ring runs low. Returns the
+ * number written to out. Owning core, fast path.
  */
 unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max);
 /* iring_rx_pending: a frame is waiting (DD set on next_to_clean). For the adaptive loop's
@@ -154,21 +185,29 @@ void iring_rx_release(struct iring_rx *r);
 
 /*
  * iring_tx_init: like iring_rx_init, for a TX ring (desc_mem zeroed, nothing posted, no register
- * touched). Returns 0 or WS_ERR_INVAL. Init time, any core.
+ * touched); pool is the owning core's, where completed buffers go. Returns 0 or WS_ERR_INVAL.
+ * Init time, any core.
  */
 int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t ndesc,
-                  uintptr_t tail_reg, uint16_t core, uint16_t port);
+                  uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port);
 /*
  * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each and write the
  * tail once. The ring takes ownership of all n: those placed are freed on completion, the rest
- * (no free descriptor: ring_full; impossible length: bad_len) are freed now. Returns the number
- * placed. Owning core, fast path.
+ * (no free descriptor: ring_full; impossible length: bad_len; another pool's buffer: foreign)
+ * are freed now. Returns the number placed. Owning core, fast path.
  */
 unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
 /*
- * iring_tx_reclaim: from next_to_clean, while the NIC has written DD back: count the frame,
- * free its buffer, clear the slot. Returns the number reclaimed. Owning core; iring_tx_burst
- * calls it, and an idle loop should call it too so buffers do not sit in a quiet ring.
+ * iring_tx_burst_forward: iring_tx_burst for frames this core just took from one of its RX
+ * rings (iring_rx_burst: length already in range, buffer from this core's pool, forwarded 0), as
+ * the wire forwarder does: placed without those checks and marked forwarded. Frames
+ * that find no descriptor are freed and counted in ring_full. Owning core, fast path.
+ */
+unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n);
+/*
+ * iring_tx_reclaim: free what the NIC has reported done (DD on a reported descriptor covers it
+ * and every one before it), counting each frame. Returns the number reclaimed. Owning core;
+ * the bursts call it, and an idle loop should too so buffers do not sit in a quiet ring.
  */
 unsigned iring_tx_reclaim(struct iring_tx *t);
 /* iring_tx_release: reclaim what the NIC reported done (as iring_tx_reclaim), then free every

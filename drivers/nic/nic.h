@@ -202,6 +202,17 @@ static inline enum nic_port_state nic_port_state(const struct nic_port *p)
 unsigned nic_probe_all(unsigned ncores);
 unsigned nic_port_count(void);
 struct nic_port *nic_port(unsigned i);
+
+/* nic_rx_l4_csum_ok: did the NIC vouch for the TCP/UDP checksum of frame b (from
+ * nic_rx_burst, its write-back status kept in rx_status)? Asked by the sink, per frame it
+ * takes; the forwarding path never pays for it. */
+static inline bool nic_rx_l4_csum_ok(const struct pkb *b)
+{
+    const struct nic_port *p = nic_port(b->port);
+    return p != NULL && b->queue < p->nqueues &&
+           iring_rx_l4_csum_ok(&p->q[b->queue].rx, b->rx_status);
+}
+
 /* nic_alloc_port: a chip driver takes the next port slot (named port<N>) to bring up;
  * nic_abandon_port gives it back when bring-up failed. Boot core. */
 struct nic_port *nic_alloc_port(void);

@@ -104,8 +104,8 @@ int nic_alloc_queue(struct nic_port *p, unsigned q, uint32_t rdt, uint32_t tdt)
     int err = iring_rx_init(&nq->rx, rxd, rxsw, CONFIG_NIC_RX_DESCS, p->bar0 + rdt, nic_pool(q),
                             (uint16_t)q, (uint16_t)p->index);
     if (err == WS_OK) {
-        err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, p->bar0 + tdt, (uint16_t)q,
-                            (uint16_t)p->index);
+        err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, p->bar0 + tdt, nic_pool(q),
+                            (uint16_t)q, (uint16_t)p->index);
     }
     if (err != WS_OK) {
         kprintf("%s: init failed at ring setup for queue %u: %s\n", p->name, q, err_name(err));

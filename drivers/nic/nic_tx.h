@@ -12,6 +12,8 @@
 #include "param.h"
 #include "pkb.h"
 
+struct nic_port;
+
 #define NIC_TX_BATCH (2 * CONFIG_NIC_BURST)
 
 /* One core's batches, one per port; written by that core only. The counts sit apart from the
@@ -40,6 +42,12 @@ static inline void nic_tx_queue(unsigned core, unsigned port, struct pkb *b)
     }
     t->pkts[port][t->n[port]++] = b;
 }
+
+/* nic_tx_forward: frames core just took from its RX rings (nic_rx_burst), to go out of port
+ * `out` on core's queue as they are (iring_tx_burst_forward: marked forwarded, no per-frame
+ * checks); the caller has checked that the queue is usable. Anything already batched for the
+ * port goes first, so frames leave in the order they were queued. Owning core, fast path. */
+void nic_tx_forward(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n);
 
 /* nic_tx_queued: frames waiting in core's batch for port. */
 static inline unsigned nic_tx_queued(unsigned core, unsigned port)

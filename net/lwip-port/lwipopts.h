@@ -100,7 +100,7 @@
 #define CHECKSUM_GEN_ICMP 1
 #define LWIP_CHECKSUM_ON_COPY 1
 /* Per-frame choice (sink_netif_input): a TCP/UDP checksum the NIC has already verified
- * (PKB_F_L4_CSUM_OK) is not computed again; fragments and frames the NIC did not check are. */
+ * (nic_rx_l4_csum_ok) is not computed again; fragments and frames the NIC did not check are. */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF 1
 
 /* --- counters: lwIP's own, shown by `stats` (apps/sink) ---------------------------------------- */

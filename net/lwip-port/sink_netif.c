@@ -69,7 +69,7 @@ void sink_netif_input(struct pkb *b)
                                          PKB_DATA_BYTES - INET_ETH_HDR_BYTES);
     st->rx_wrapped++;
     sink_held[b->owner]++;
-    if (b->flags & PKB_F_L4_CSUM_OK) {
+    if (nic_rx_l4_csum_ok(b)) {
         st->rx_csum_offloaded++;
         NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);
     } else {
@@ -100,7 +100,7 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         st->tx_no_buffer++;
         return NULL;
     }
-    b->flags = 0;
+    b->forwarded = 0;
     memcpy(b->data, mac, 6);
     memcpy(b->data + 6, out->mac, 6);
     inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);

@@ -1,7 +1,7 @@
 /*
  * tests/fakes/fake_sink_platform.c: the firmware around the sink, stood in for on the host (see
  * the header). Link-time stand-ins: nic_port, nic_port_count, nic_pool (drivers/nic/nic.c),
- * iring_tx_burst (drivers/nic/intel_ring.c), nexthop_resolve (net/nexthop.c), time_ns and
+ * iring_tx_burst and iring_tx_burst_forward (drivers/nic/intel_ring.c), nexthop_resolve (net/nexthop.c), time_ns and
  * time_delay_us (kernel/time.c), loop_kick (kernel/loop.c), kprintf, kvprintf (kernel/console.c)
  * and panic (kernel/panic.c).
  */
@@ -83,6 +83,9 @@ static void fsp_port_up(unsigned i, bool has_address, uint32_t ip, uint8_t prefi
         p->q[q].tx.port = (uint16_t)i;
         p->q[q].rx.core = (uint16_t)q;
         p->q[q].rx.port = (uint16_t)i;
+        /* as the 82599 driver's iring_rx_trust_l4_csum(IDESC_RX_ERR_82599_L4E) leaves them */
+        p->q[q].rx.l4_mask = IDESC_RX_STATUS_L4I | IDESC_RX_ERR_82599_L4E;
+        p->q[q].rx.l4_good = IDESC_RX_STATUS_L4I;
     }
     p->link_up = true;
     p->speed_mbps = 10000;
@@ -228,6 +231,14 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
     }
     t->stats.tail_writes += placed != 0;
     return placed;
+}
+
+/* The sink never forwards: only nic_tx_forward (drivers/nic/nic_tx.c, linked whole) calls it. */
+unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n)
+{
+    (void)pkts;
+    panic("iring_tx_burst_forward: port%u q%u: %u frames forwarded on the sink", t->port, t->core,
+          n);
 }
 
 /* --- net/nexthop.h -------------------------------------------------------------------------- */

@@ -93,13 +93,13 @@ static void fx_check_conservation(const struct fx_ctx *c)
         FUZZ_CHECK(p >= c->meta && p < c->meta + c->npool);
         seen[p - c->meta]++;
     }
-    for (uint16_t i = 0; i < c->size; i++) {
+    /* The ring holds the posted slots' buffers; the other slots are stale by its contract. */
+    for (uint16_t k = 0, i = c->ring.next_to_clean; k < fx_posted(c);
+         k++, i = (uint16_t)((i + 1) & (c->size - 1))) {
         struct pkb *p = c->sw[i];
-        if (p != NULL) {
-            FUZZ_CHECK(p >= c->meta && p < c->meta + c->npool);
-            seen[p - c->meta]++;
-            held++;
-        }
+        FUZZ_CHECK(p >= c->meta && p < c->meta + c->npool);
+        seen[p - c->meta]++;
+        held++;
     }
     for (unsigned i = 0; i < c->napp; i++) {
         seen[c->app[i] - c->meta]++;
@@ -112,7 +112,8 @@ static void fx_check_conservation(const struct fx_ctx *c)
 }
 
 /* The ring's state after any call: indices, tail, posted slots armed, refill complete. */
-static void fx_check_ring(struct fx_ctx *c, uint16_t old_ntu, uint64_t old_tail_writes)
+static void fx_check_ring(struct fx_ctx *c, uint16_t old_ntu, uint64_t old_tail_writes,
+                          bool filled)
 {
     struct iring_rx *r = &c->ring;
     FUZZ_CHECK(r->next_to_clean < c->size && r->next_to_use < c->size);
@@ -134,8 +135,10 @@ static void fx_check_ring(struct fx_ctx *c, uint16_t old_ntu, uint64_t old_tail_
             FUZZ_CHECK(c->desc[i].read.hdr_addr == 0);
         }
     }
-    /* A refill takes buffers until the ring is full or the pool is empty. */
-    FUZZ_CHECK(fx_posted(c) == c->size - 1 || c->pool.nfree == 0);
+    /* A refill takes buffers until the ring is full or the pool is empty; a burst refills
+     * once refill_min slots are free. */
+    unsigned unposted = c->size - 1U - fx_posted(c);
+    FUZZ_CHECK(unposted == 0 || c->pool.nfree == 0 || (!filled && unposted < c->ring.refill_min));
     fx_check_conservation(c);
 }
 
@@ -213,7 +216,8 @@ static void fx_burst(struct fx_ctx *c, unsigned max)
         } else if (!(st & IDESC_RX_STATUS_EOP)) {
             c->discarding = true;
         } else {
-            ok = (st & r->err_mask) == 0 && len != 0 && len <= PKB_DATA_BYTES;
+            uint32_t err = r->good_mask & ~(IDESC_RX_STATUS_DD | IDESC_RX_STATUS_EOP);
+            ok = (st & err) == 0 && len != 0 && len <= PKB_DATA_BYTES;
         }
         if (!ok) {
             continue;
@@ -222,9 +226,9 @@ static void fx_burst(struct fx_ctx *c, unsigned max)
         struct pkb *p = out[k++];
         FUZZ_CHECK(p == sw0[i]);
         FUZZ_CHECK(p->len == len && p->len > 0 && p->len <= PKB_DATA_BYTES);
-        FUZZ_CHECK(p->port == FX_PORT && p->queue == FX_CORE && p->flags == 0);
+        FUZZ_CHECK(p->port == FX_PORT && p->queue == FX_CORE && p->forwarded == 0);
         FUZZ_CHECK(p->rx_status == st);
-        FUZZ_CHECK(p->rss_hash == ((d0[i].wb.info & 0xf) != 0 ? d0[i].wb.rss_hash : 0));
+        FUZZ_CHECK(p->owner == FX_CORE);
     }
     FUZZ_CHECK(k == n);
     /* It stopped for a reason: max frames, the end of the posted slots, or no DD. */
@@ -237,7 +241,7 @@ static void fx_burst(struct fx_ctx *c, unsigned max)
     for (unsigned j = 0; j < n; j++) {
         c->app[c->napp++] = out[j];
     }
-    fx_check_ring(c, ntu0, writes0);
+    fx_check_ring(c, ntu0, writes0, false);
 }
 
 static void fx_app_free(struct fx_ctx *c, unsigned count)
@@ -259,7 +263,7 @@ static void fx_fill_and_pending(struct fx_ctx *c)
     uint16_t ntu0 = r->next_to_use;
     uint64_t writes0 = r->stats.tail_writes;
     iring_rx_fill(r);
-    fx_check_ring(c, ntu0, writes0);
+    fx_check_ring(c, ntu0, writes0, true);
 
     bool want = r->next_to_clean != r->next_to_use &&
                 (c->desc[r->next_to_clean].wb.status_error & IDESC_RX_STATUS_DD) != 0;

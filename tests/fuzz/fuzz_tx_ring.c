@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_tx_ring.c: libFuzzer harness for the TX side of drivers/nic/intel_ring.c (with
- * kernel/pkb.c): bursts of frames of any length and flags, reclaims, idle loops and port resets,
+ * kernel/pkb.c): bursts of frames of any length and forwarded mark, reclaims, idle loops and port resets,
  * against a NIC that follows the input: sometimes as a NIC should (fetches descriptors in order
  * from its head up to the tail register, writes DD back in order into descriptors with RS),
  * sometimes hostile (DD in slots never placed or not reached yet, any status bits, the head
@@ -13,10 +13,12 @@
  *   bits 0-1  ring size 8 << n (8 .. 64)
  *   bits 2-4  pool size: size - 1, size, size / 2, 2 * size, 1, 3, size + 5, 4 * size
  * then operations, 1 opcode byte each (op % 16):
- *   0-2   iring_tx_burst of byte % 72 frames (more than the ring holds, at times) allocated from
+ *   0-1   iring_tx_burst of byte % 72 frames (more than the ring holds, at times) allocated from
  *         the pool (fewer if it runs dry), each described by a byte: bits 0-2 length 60, 1514,
  *         PKB_DATA_BYTES, 0, PKB_DATA_BYTES + 1, 65535, 1, or 2 bytes that follow; bit 3
- *         PKB_F_FORWARDED; bit 4: a byte follows, its bits become flags 1-8 (garbage)
+ *         forwarded = 1; bit 4: a byte follows and becomes forwarded (garbage: any value)
+ *   2     iring_tx_burst_forward of byte % 72 frames as an RX burst hands them over (lengths
+ *         as above but always in range, forwarded 0)
  *   3-5   the NIC, in order: fetch byte % 17 descriptors from its head towards the tail, then
  *         write DD back into byte % 17 fetched ones (those with RS)
  *   6     iring_tx_reclaim
@@ -35,14 +37,16 @@
  * What the ring layer guarantees, and what is checked (after every call into the ring):
  *   - conservation: every buffer is in exactly one place, pool + ring + application == pool
  *     size; no double or foreign free; after the final release the pool is full again;
- *   - reclaim (alone, at the start of a burst, at the start of a release) takes exactly the
- *     slots from next_to_clean, up to next_to_use, whose descriptor has DD set at that moment:
- *     none past a gap, none never placed, none left behind; each is counted in packets, its
- *     length in bytes, its PKB_F_FORWARDED in forwarded, and its buffer is back in the pool.
- *     The ring trusts DD: it cannot see the NIC's head, and a real NIC writes DD only once it
- *     has read the descriptor and the buffer, in order. A hostile DD on a slot the NIC has not
- *     reached is taken as a completion like any other (the harness counts these "early"
- *     reclaims); the buffer is still freed exactly once and counted exactly once;
+ *   - RS (a write-back request) is on every placed descriptor whose index has the ring's
+ *     rs_mask bits all set and on the last of every burst, on no other;
+ *   - reclaim (alone, at the start of a burst) looks only at the first descriptor with RS from
+ *     next_to_clean on (the rs_mask-aligned one, or the last placed if that comes first): while
+ *     it has DD, every slot up to it is taken; none never placed, none past it. Each is counted
+ *     in packets, its length in bytes, its forwarded mark in forwarded, and its buffer is back
+ *     in the pool. The ring trusts DD: it cannot see the NIC's head, and a real NIC writes DD
+ *     only once it has read the descriptors and buffers up to there, in order. A hostile DD on
+ *     a slot the NIC has not reached is taken as a completion like any other (the harness
+ *     counts these "early" reclaims); the buffer is still freed exactly once and counted once;
  *   - while the NIC has behaved since the last reset: what is reclaimed is exactly what the NIC
  *     wrote back (never a slot before its write-back), the NIC's write-back pointer and head lie
  *     between next_to_clean and next_to_use, and every descriptor it fetches is the one placed
@@ -55,8 +59,9 @@
  *     and always equals next_to_use; reclaim and release never write it;
  *   - iring_tx_in_flight equals the slots holding a frame; the statistics equal the reference's,
  *     and add up: frames submitted == packets + ring_full + bad_len + flushed + in flight;
- *   - release: the reclaim above, then every other frame in flight counted in flushed (and
- *     flushed_forwarded), every descriptor zeroed, indices 0, nothing held.
+ *   - release: every slot up to the last one in flight with DD is taken as above (any reported
+ *     descriptor counts, not only the next), then every other frame in flight counted in
+ *     flushed (and flushed_forwarded), every descriptor zeroed, indices 0, nothing held.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -85,9 +90,9 @@ static uint8_t fx_data[FX_MAX_POOL * PKB_DATA_BYTES] __attribute__((aligned(PKB_
 struct fx_slot {
     struct pkb *p; /* NULL: nothing in flight here */
     uint16_t len;
-    uint32_t flags;
+    uint32_t forwarded; /* as the application set it */
     uint32_t seq;
-    bool done; /* the NIC wrote this slot back in order since the frame was placed */
+    bool done; /* the NIC processed this slot in order since the frame was placed */
 };
 
 struct fx_ctx {
@@ -166,8 +171,10 @@ FUZZ_UNTRACED static void fx_check_conservation(const struct fx_ctx *c)
         seen[p - c->meta]++;
     }
     for (uint16_t i = 0; i < c->size; i++) {
-        struct pkb *p = c->sw[i];
-        FUZZ_CHECK(p == c->slot[i].p); /* the ring holds exactly what the reference placed */
+        /* the ring holds exactly what the reference placed, in the slots in flight (the others
+         * are stale by its contract) */
+        struct pkb *p = fx_in_flight(c, i) ? c->sw[i] : NULL;
+        FUZZ_CHECK(p == c->slot[i].p);
         if (p != NULL) {
             FUZZ_CHECK(p >= c->meta && p < c->meta + c->npool);
             seen[p - c->meta]++;
@@ -215,30 +222,58 @@ FUZZ_UNTRACED static void fx_check_ring(const struct fx_ctx *c)
     fx_check_conservation(c);
 }
 
+/* fx_first_report: the first slot with RS from next_to_clean on (meaningful while in flight). */
+FUZZ_UNTRACED static uint16_t fx_first_report(const struct fx_ctx *c)
+{
+    uint16_t ntc = c->ring.next_to_clean, group_end = ntc | c->ring.rs_mask;
+    uint16_t last = fx_wrap(c, c->ring.next_to_use - 1u);
+    return fx_from_ntc(c, group_end) < fx_from_ntc(c, last) ? group_end : last;
+}
+
+/* fx_take_upto: the reference completes the slots from next_to_clean up to `end`. */
+FUZZ_UNTRACED static unsigned fx_take_upto(struct fx_ctx *c, uint16_t *ntc, uint16_t end)
+{
+    unsigned k = 0;
+    for (; *ntc != end; *ntc = fx_wrap(c, *ntc + 1u), k++) {
+        struct fx_slot *sl = &c->slot[*ntc];
+        FUZZ_CHECK(sl->p != NULL);
+        c->want.packets++;
+        c->want.bytes += sl->len;
+        c->want.forwarded += sl->forwarded != 0;
+        FUZZ_CHECK(sl->done || c->hostile); /* before the NIC got there only if it lied */
+        c->early += !sl->done;
+        memset(sl, 0, sizeof(*sl));
+    }
+    return k;
+}
+
 /*
- * fx_expect_reclaim: what the ring's reclaim is about to take, applied to the reference: the
- * slots from next_to_clean, in flight, while their descriptor has DD. Returns how many.
+ * fx_expect_reclaim: what the ring's reclaim is about to take, applied to the reference: while
+ * the first slot with RS from next_to_clean on has DD, every slot up to it. Returns how many.
  */
 FUZZ_UNTRACED static unsigned fx_expect_reclaim(struct fx_ctx *c)
 {
     unsigned k = 0;
-    uint16_t i = c->ring.next_to_clean;
+    uint16_t ntc = c->ring.next_to_clean, ntu = c->ring.next_to_use;
+    uint16_t ntc_real = c->ring.next_to_clean;
 
-    while (i != c->ring.next_to_use && (c->desc[i].wb.status & IDESC_TX_STATUS_DD) != 0) {
-        struct fx_slot *sl = &c->slot[i];
-        FUZZ_CHECK(sl->p != NULL);
-        c->want.packets++;
-        c->want.bytes += sl->len;
-        c->want.forwarded += (sl->flags & PKB_F_FORWARDED) != 0;
-        FUZZ_CHECK(sl->done || c->hostile); /* before its write-back only if the NIC lied */
-        c->early += !sl->done;
-        memset(sl, 0, sizeof(*sl));
-        i = fx_wrap(c, i + 1u);
-        k++;
+    while (ntc != ntu) {
+        c->ring.next_to_clean = ntc; /* fx_first_report reads it; restored below */
+        uint16_t report = fx_first_report(c);
+        if ((c->desc[report].wb.status & IDESC_TX_STATUS_DD) == 0) {
+            break;
+        }
+        k += fx_take_upto(c, &ntc, fx_wrap(c, report + 1u));
     }
-    /* A NIC that behaved wrote DD back into exactly the slots before wb. */
-    if (!c->hostile) {
-        FUZZ_CHECK(i == c->wb);
+    c->ring.next_to_clean = ntc_real;
+    /* A NIC that behaved: no reported slot it wrote back is left behind (the next report, if
+     * any, lies at or past its write-back pointer). */
+    if (!c->hostile && ntc != ntu) {
+        uint16_t saved = c->ring.next_to_clean;
+        c->ring.next_to_clean = ntc;
+        uint16_t report = fx_first_report(c);
+        FUZZ_CHECK(fx_from_ntc(c, report) >= fx_from_ntc(c, c->wb));
+        c->ring.next_to_clean = saved;
     }
     return k;
 }
@@ -258,6 +293,64 @@ static uint16_t fx_frame_len(uint8_t spec, struct fuzz_in *in)
     return (spec & 7) < 7 ? lens[spec & 7] : fuzz_u16(in);
 }
 
+/* fx_check_placed: each descriptor of a burst written afresh: buffer, length, one frame, no
+ * DD left, RS where the ring promises it (rs_mask-aligned, and the burst's last). */
+FUZZ_UNTRACED static void fx_check_placed(const struct fx_ctx *c, uint16_t ntu0, unsigned placed)
+{
+    for (unsigned k = 0; k < placed; k++) {
+        uint16_t i = fx_wrap(c, ntu0 + k);
+        const struct fx_slot *sl = &c->slot[i];
+        bool rs = (i & c->ring.rs_mask) == c->ring.rs_mask || k == placed - 1;
+        FUZZ_CHECK(c->desc[i].read.buffer_addr == (uint64_t)(uintptr_t)sl->p->data);
+        FUZZ_CHECK(c->desc[i].read.cmd_type_len ==
+                   (IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
+                    IDESC_TX_CMD_IFCS | (rs ? IDESC_TX_CMD_RS : 0) | IDESC_TX_DTALEN(sl->len)));
+        FUZZ_CHECK(c->desc[i].read.olinfo_status == IDESC_TX_PAYLEN(sl->len));
+    }
+}
+
+/* fx_burst_forward: iring_tx_burst_forward of up to `want` frames as an RX burst hands them
+ * over: lengths in range, forwarded 0; each placed is marked forwarded, the rest ring_full. */
+static void fx_burst_forward(struct fx_ctx *c, unsigned want, struct fuzz_in *in)
+{
+    struct pkb *pk[FX_MAX_BURST];
+    unsigned n = 0;
+    uint16_t lens[FX_MAX_BURST];
+    uint32_t seqs[FX_MAX_BURST];
+
+    for (unsigned k = 0; k < want; k++) {
+        uint16_t len = fx_frame_len(fuzz_u8(in), in);
+        struct pkb *p = fx_take(c);
+        if (p == NULL) {
+            continue;
+        }
+        p->len = len == 0 || len > PKB_DATA_BYTES ? 60 : len;
+        p->forwarded = 0;
+        memcpy(p->data, &c->seq, sizeof(c->seq));
+        seqs[n] = c->seq++;
+        lens[n] = p->len;
+        pk[n++] = p;
+    }
+    unsigned done = fx_expect_reclaim(c);
+    unsigned room = fx_wrap(c, c->ring.next_to_clean + done - c->ring.next_to_use - 1u);
+    uint16_t ntu0 = c->ring.next_to_use;
+    unsigned placed = n < room ? n : room;
+    for (unsigned k = 0; k < placed; k++) {
+        c->slot[fx_wrap(c, ntu0 + k)] =
+            (struct fx_slot){ .p = pk[k], .len = lens[k], .forwarded = 1, .seq = seqs[k] };
+    }
+    c->want.ring_full += n - placed;
+    c->want.tail_writes += placed != 0;
+    c->submitted += n;
+
+    uint64_t writes0 = c->tail_writes;
+    FUZZ_CHECK(iring_tx_burst_forward(&c->ring, pk, n) == placed);
+    FUZZ_CHECK(c->tail_writes - writes0 == (placed != 0));
+    FUZZ_CHECK(c->ring.next_to_use == fx_wrap(c, ntu0 + placed));
+    fx_check_placed(c, ntu0, placed);
+    fx_check_ring(c);
+}
+
 /* fx_burst: iring_tx_burst of up to `want` new frames, against the reference placement. */
 static void fx_burst(struct fx_ctx *c, unsigned want, struct fuzz_in *in)
 {
@@ -268,18 +361,18 @@ static void fx_burst(struct fx_ctx *c, unsigned want, struct fuzz_in *in)
     for (unsigned k = 0; k < want; k++) {
         uint8_t spec = fuzz_u8(in);
         uint16_t len = fx_frame_len(spec, in);
-        uint32_t flags = (spec & 8) ? PKB_F_FORWARDED : 0;
+        uint32_t forwarded = (spec & 8) ? 1 : 0;
         if (spec & 16) {
-            flags |= (uint32_t)fuzz_u8(in) << 1;
+            forwarded = fuzz_u8(in);
         }
         struct pkb *p = fx_take(c);
         if (p == NULL) {
             continue; /* the application has nothing to send this with */
         }
         p->len = len;
-        p->flags = flags;
+        p->forwarded = forwarded;
         memcpy(p->data, &c->seq, sizeof(c->seq));
-        frame[n] = (struct fx_slot){ .p = p, .len = len, .flags = flags, .seq = c->seq++ };
+        frame[n] = (struct fx_slot){ .p = p, .len = len, .forwarded = forwarded, .seq = c->seq++ };
         pk[n++] = p;
     }
 
@@ -305,16 +398,7 @@ static void fx_burst(struct fx_ctx *c, unsigned want, struct fuzz_in *in)
     FUZZ_CHECK(c->tail_writes - writes0 == (placed != 0));
     FUZZ_CHECK(c->ring.next_to_use == fx_wrap(c, ntu0 + placed));
 
-    /* Each placed descriptor written afresh: buffer, length, one frame, RS, no DD left. */
-    for (unsigned k = 0; k < placed; k++) {
-        uint16_t i = fx_wrap(c, ntu0 + k);
-        const struct fx_slot *sl = &c->slot[i];
-        FUZZ_CHECK(c->desc[i].read.buffer_addr == (uint64_t)(uintptr_t)sl->p->data);
-        FUZZ_CHECK(c->desc[i].read.cmd_type_len ==
-                   (IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
-                    IDESC_TX_CMD_IFCS | IDESC_TX_CMD_RS | IDESC_TX_DTALEN(sl->len)));
-        FUZZ_CHECK(c->desc[i].read.olinfo_status == IDESC_TX_PAYLEN(sl->len));
-    }
+    fx_check_placed(c, ntu0, placed);
     fx_check_ring(c);
 }
 
@@ -362,11 +446,18 @@ static void fx_app(struct fx_ctx *c, uint8_t b)
 static void fx_reset(struct fx_ctx *c)
 {
     uint64_t writes0 = c->tail_writes;
-    fx_expect_reclaim(c);
+    /* Up to the last slot in flight with DD, then the rest flushed. */
+    uint16_t ntc = c->ring.next_to_clean, end = ntc;
+    for (uint16_t i = ntc; i != c->ring.next_to_use; i = fx_wrap(c, i + 1u)) {
+        if (c->desc[i].wb.status & IDESC_TX_STATUS_DD) {
+            end = fx_wrap(c, i + 1u);
+        }
+    }
+    fx_take_upto(c, &ntc, end);
     for (uint16_t i = 0; i < c->size; i++) {
         if (c->slot[i].p != NULL) {
             c->want.flushed++;
-            c->want.flushed_forwarded += (c->slot[i].flags & PKB_F_FORWARDED) != 0;
+            c->want.flushed_forwarded += c->slot[i].forwarded != 0;
         }
     }
     memset(c->slot, 0, sizeof(c->slot));
@@ -395,7 +486,7 @@ FUZZ_UNTRACED static void fx_nic_fetch_check(const struct fx_ctx *c, uint16_t i)
     FUZZ_CHECK(sl->p != NULL && !sl->done);
     FUZZ_CHECK(c->desc[i].read.buffer_addr == (uint64_t)(uintptr_t)sl->p->data);
     uint32_t cmd = c->desc[i].read.cmd_type_len;
-    FUZZ_CHECK((cmd & IDESC_TX_CMD_RS) && (cmd & IDESC_TX_CMD_EOP) && (cmd & IDESC_TX_CMD_DEXT));
+    FUZZ_CHECK((cmd & IDESC_TX_CMD_EOP) && (cmd & IDESC_TX_CMD_DEXT));
     FUZZ_CHECK((cmd & IDESC_TX_DTYP_MASK) == IDESC_TX_DTYP_DATA);
     FUZZ_CHECK((cmd & IDESC_TX_DTALEN_MASK) == sl->len && sl->len != 0);
     FUZZ_CHECK(sl->len <= PKB_DATA_BYTES);
@@ -404,10 +495,12 @@ FUZZ_UNTRACED static void fx_nic_fetch_check(const struct fx_ctx *c, uint16_t i)
     FUZZ_CHECK(seq == sl->seq);
 }
 
-/* The NIC writes back slot i: DD (if RS asked for it), plus garbage when `junk`. */
+/* The NIC is done with slot i: it writes DD back if RS asked for it (plus garbage when
+ * `junk`); either way the slot was processed in order. */
 static void fx_nic_writeback(struct fx_ctx *c, uint16_t i, const uint8_t *junk)
 {
     if ((c->desc[i].read.cmd_type_len & IDESC_TX_CMD_RS) == 0) {
+        c->slot[i].done = c->slot[i].p != NULL;
         return;
     }
     uint32_t status = IDESC_TX_STATUS_DD;
@@ -494,8 +587,10 @@ static void fx_run(struct fx_ctx *c, struct fuzz_in *in)
         switch (op) {
         case 0:
         case 1:
-        case 2:
             fx_burst(c, fuzz_u8(in) % (FX_MAX_BURST + 1), in);
+            break;
+        case 2:
+            fx_burst_forward(c, fuzz_u8(in) % (FX_MAX_BURST + 1), in);
             break;
         case 3:
         case 4:
@@ -558,8 +653,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fx_cur = c;
 
     pkb_pool_init(&c->pool, FX_CORE, c->meta, c->stack, fx_data, c->npool);
-    FUZZ_CHECK(iring_tx_init(&c->ring, c->desc, c->sw, c->size, (uintptr_t)&c->tail, FX_CORE,
-                             FX_PORT) == 0);
+    FUZZ_CHECK(iring_tx_init(&c->ring, c->desc, c->sw, c->size, (uintptr_t)&c->tail, &c->pool,
+                             FX_CORE, FX_PORT) == 0);
     FUZZ_CHECK(c->tail_writes == 0 && iring_tx_in_flight(&c->ring) == 0);
     for (uint16_t i = 0; i < c->size; i++) {
         FUZZ_CHECK((c->desc[i].wb.status & IDESC_TX_STATUS_DD) == 0);

@@ -185,9 +185,7 @@ static void xs_check_pools_home(void)
         uint64_t held = 0;
         for (unsigned p = 0; p < XS_PORTS; p++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
-            for (unsigned i = 0; i < q->rx.size; i++) {
-                held += q->rx.sw[i] != NULL;
-            }
+            held += iring_rx_posted(&q->rx);
             XS_CHECK(iring_tx_in_flight(&q->tx) == 0, "port%u core %u: TX buffers in flight", p,
                      c);
         }

@@ -360,9 +360,7 @@ static void xs_note_stranded_buffers(void)
         uint64_t held = 0;
         for (unsigned i = 0; i < nic_port_count(); i++) {
             const struct nic_queue *q = &nic_port(i)->q[c];
-            for (unsigned k = 0; k < q->rx.size; k++) {
-                held += q->rx.sw[k] != NULL;
-            }
+            held += iring_rx_posted(&q->rx);
         }
         stranded += pool->size - pool->nfree - held;
     }

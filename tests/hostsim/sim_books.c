@@ -196,9 +196,7 @@ void sim_check_pools(struct sim *s)
         uint64_t held = 0;
         for (unsigned p = 0; p < SIM_PORTS; p++) {
             const struct nic_queue *q = &nic_port(p)->q[c];
-            for (unsigned i = 0; i < q->rx.size; i++) {
-                held += q->rx.sw[i] != NULL;
-            }
+            held += iring_rx_posted(&q->rx);
             if (iring_tx_in_flight(&q->tx) != 0) {
                 sim_fail(s, "port%u core %u: %u TX buffers still in flight", p, c,
                          iring_tx_in_flight(&q->tx));

@@ -230,7 +230,7 @@ static int sim_queue_up(struct nic_port *p, unsigned q)
                             nic_pool(q), (uint16_t)q, (uint16_t)p->index);
     if (err == WS_OK) {
         err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, (uintptr_t)&sq->tdt,
-                            (uint16_t)q, (uint16_t)p->index);
+                            nic_pool(q), (uint16_t)q, (uint16_t)p->index);
     }
     if (err != WS_OK) {
         return err;

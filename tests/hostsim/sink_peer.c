@@ -90,9 +90,7 @@ static struct pkb *sp_frame(struct sink_peer *p, uint16_t ip_len)
     b->len = (uint16_t)len;
     b->port = (uint16_t)p->port;
     b->queue = (uint16_t)p->core;
-    b->rss_hash = 0;
-    b->rx_status = 0;
-    b->flags = 0;
+    b->rx_word = 0;
     return b;
 }
 
