@@ -28,9 +28,9 @@ struct pkb {
     union {
         struct {
             uint32_t rx_status; /* raw status/error word from the RX write-back */
-            uint32_t forwarded; /* 1: the frame is being forwarded, and its TX completion
-                                 * counts as forwarded (iring_tx_stats); set by the
-                                 * application, 0 on receive. A count, summed as it is. */
+            uint32_t forwarded; /* non-zero: the frame is being forwarded, and its TX
+                                 * completion counts as forwarded (iring_tx_stats); set by
+                                 * the application, 0 on receive, read when it is placed */
         };
         uint64_t rx_word; /* the two above as one word: the RX ring stores the status with
                            * forwarded 0 */

@@ -83,6 +83,7 @@ union idesc_tx {
         uint32_t reserved2;
         uint32_t status; /* STA 3:0: DD = bit 0 */
     } wb;
+    uint64_t qw[2]; /* the read format as two quadwords: qw[1] = cmd_type_len, olinfo_status */
 } __attribute__((packed, aligned(16)));
 _Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes");
 

@@ -91,19 +91,19 @@ static inline void iring_rx_post_one(volatile union idesc_rx *d, struct pkb **sw
 }
 
 /* iring_rx_post_run: give bufs[0..n) to descriptors d[0..n). */
-static inline void iring_rx_post_run(volatile union idesc_rx *d,
+static __attribute__((noinline)) void iring_rx_post_run(volatile union idesc_rx *d,
                                                         struct pkb **sw, struct pkb **bufs,
                                                         unsigned n)
 {
-    unsigned k = 0;
     /* By fours, so that the pointers step once per four slots. */
-    for (; k + 4 <= n; k += 4, d += 4, sw += 4, bufs += 4) {
+    struct pkb **const end = bufs + (n & ~3U);
+    for (; bufs != end; d += 4, sw += 4, bufs += 4) {
         iring_rx_post_one(&d[0], &sw[0], bufs[0]);
         iring_rx_post_one(&d[1], &sw[1], bufs[1]);
         iring_rx_post_one(&d[2], &sw[2], bufs[2]);
         iring_rx_post_one(&d[3], &sw[3], bufs[3]);
     }
-    for (unsigned j = 0; j < n - k; j++) {
+    for (unsigned j = 0; j < (n & 3U); j++) {
         iring_rx_post_one(&d[j], &sw[j], bufs[j]);
     }
 }
@@ -297,19 +297,22 @@ void iring_rx_release(struct iring_rx *r)
 
 /* ---- TX -------------------------------------------------------------------------------- */
 
-int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t ndesc,
-                  uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port)
+int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw,
+                  struct iring_tx_mark *marks, uint16_t ndesc, uintptr_t tail_reg,
+                  struct pkb_pool *pool, uint16_t core, uint16_t port)
 {
     int err = iring_check_geometry(desc_mem, sw, ndesc);
 
-    if (err != 0 || pool == NULL) {
+    if (err != 0 || pool == NULL || marks == NULL) {
         return err != 0 ? err : WS_ERR_INVAL;
     }
     memset(t, 0, sizeof(*t));
     memset(desc_mem, 0, IRING_DESC_MEM_BYTES(ndesc));
     memset(sw, 0, ndesc * sizeof(sw[0]));
+    memset(marks, 0, ndesc * sizeof(marks[0]));
     t->desc = desc_mem;
     t->sw = sw;
+    t->marks = marks;
     t->pool = pool;
     t->tail_reg = tail_reg;
     t->size = ndesc;
@@ -322,6 +325,12 @@ int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t 
     return 0;
 }
 
+/* iring_tx_from_ntc: how far slot i lies after next_to_clean, going forward. */
+static inline uint16_t iring_tx_from_ntc(const struct iring_tx *t, uint16_t i)
+{
+    return (uint16_t)((i - t->next_to_clean) & t->mask);
+}
+
 /*
  * iring_tx_first_report: the first descriptor from next_to_clean on that has RS: the
  * rs_mask-aligned one of its group, or the last one placed if that comes first (every burst's
@@ -329,9 +338,9 @@ int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t 
  */
 static uint16_t iring_tx_first_report(const struct iring_tx *t)
 {
-    uint16_t ntc = t->next_to_clean, group_end = ntc | t->rs_mask;
+    uint16_t group_end = t->next_to_clean | t->rs_mask;
     uint16_t last = (t->next_to_use - 1) & t->mask;
-    return ((group_end - ntc) & t->mask) < ((last - ntc) & t->mask) ? group_end : last;
+    return iring_tx_from_ntc(t, group_end) < iring_tx_from_ntc(t, last) ? group_end : last;
 }
 
 /* iring_tx_room: free descriptors, keeping the one empty slot (see intel_ring.h). */
@@ -343,22 +352,32 @@ static inline unsigned iring_tx_room(const struct iring_tx *t)
 /*
  * iring_tx_place: one frame in one advanced data descriptor (82576 §7.2.2.3, 82599
  * §7.2.3.2.4), without RS (iring_tx_post adds it where it belongs). Writing olinfo_status also
- * clears the DD of the slot's previous write-back.
+ * clears the DD of the slot's previous write-back. Returns the frame's length.
  */
-static inline void iring_tx_place(volatile union idesc_tx *d, struct pkb **slot, struct pkb *p)
+static inline uint32_t iring_tx_place(volatile union idesc_tx *d, struct pkb **slot,
+                                      struct pkb *p)
 {
+    const uint64_t cmd = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
+                         IDESC_TX_CMD_IFCS;
     uint32_t len = p->len;
     d->read.buffer_addr = iring_dma_addr(p->data);
-    d->read.cmd_type_len = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
-                           IDESC_TX_CMD_IFCS | IDESC_TX_DTALEN(len);
-    d->read.olinfo_status = IDESC_TX_PAYLEN(len);
+    /* cmd_type_len = cmd | DTALEN(len), olinfo_status = PAYLEN(len), as one store: len sits
+     * at bit 0 and at bit 32 + 14 of the quadword (len < 2^16 never carries into cmd). */
+    d->qw[1] = (uint64_t)len * ((1ULL << 46) | 1) + cmd;
     *slot = p;
+    return len;
+}
+
+/* iring_tx_group_end: slot i is an rs_mask-aligned one: it gets RS, so its mark is kept. */
+static inline bool iring_tx_group_end(const struct iring_tx *t, uint16_t i)
+{
+    return (i & t->rs_mask) == t->rs_mask;
 }
 
 /*
- * iring_tx_post: descriptors [next_to_use, end) are placed: ask for a write-back on every
- * rs_mask-aligned one among them and on the last (so the burst completes even if nothing
- * follows it), then hand them to the NIC with one tail write.
+ * iring_tx_post: descriptors [next_to_use, end) are placed and their marks kept: ask for a
+ * write-back on every rs_mask-aligned one among them and on the last (so the burst completes
+ * even if nothing follows it), then hand them to the NIC with one tail write.
  */
 static void iring_tx_post(struct iring_tx *t, uint16_t end)
 {
@@ -369,6 +388,7 @@ static void iring_tx_post(struct iring_tx *t, uint16_t end)
         t->desc[(first + k) & t->mask].read.cmd_type_len |= IDESC_TX_CMD_RS;
     }
     t->desc[last].read.cmd_type_len |= IDESC_TX_CMD_RS;
+    t->marks[last] = t->placed;
     t->next_to_use = end;
     t->report = iring_tx_first_report(t);
     dma_wmb_before_tail();
@@ -396,8 +416,12 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
             t->stats.ring_full++;
             pkb_free(p, t->core);
         } else {
-            p->forwarded = p->forwarded != 0; /* a count at completion: 0 or 1 */
-            iring_tx_place(&t->desc[i], &t->sw[i], p);
+            t->placed.bytes += iring_tx_place(&t->desc[i], &t->sw[i], p);
+            t->placed.forwarded += p->forwarded != 0;
+            t->placed.frames++;
+            if (iring_tx_group_end(t, i)) {
+                t->marks[i] = t->placed;
+            }
             i = (i + 1) & t->mask;
             placed++;
         }
@@ -408,28 +432,23 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
     return placed;
 }
 
-static inline void iring_tx_forward_one(volatile union idesc_tx *d, struct pkb **sw,
-                                        struct pkb *p)
+/* iring_tx_forward_run: place frames[0..n) in d[0..n); returns their bytes. */
+static __attribute__((noinline)) uint32_t iring_tx_forward_run(volatile union idesc_tx *d,
+                                                               struct pkb **sw,
+                                                               struct pkb **frames, unsigned n)
 {
-    p->forwarded = 1;
-    iring_tx_place(d, sw, p);
-}
-
-/* iring_tx_forward_run: place frames[0..n) in d[0..n), each marked forwarded. */
-static inline void iring_tx_forward_run(volatile union idesc_tx *d,
-                                                           struct pkb **sw, struct pkb **frames,
-                                                           unsigned n)
-{
+    uint32_t bytes = 0;
     unsigned k = 0;
     for (; k + 4 <= n; k += 4, d += 4, sw += 4, frames += 4) {
-        iring_tx_forward_one(&d[0], &sw[0], frames[0]);
-        iring_tx_forward_one(&d[1], &sw[1], frames[1]);
-        iring_tx_forward_one(&d[2], &sw[2], frames[2]);
-        iring_tx_forward_one(&d[3], &sw[3], frames[3]);
+        bytes += iring_tx_place(&d[0], &sw[0], frames[0]);
+        bytes += iring_tx_place(&d[1], &sw[1], frames[1]);
+        bytes += iring_tx_place(&d[2], &sw[2], frames[2]);
+        bytes += iring_tx_place(&d[3], &sw[3], frames[3]);
     }
     for (unsigned j = 0; j < n - k; j++) {
-        iring_tx_forward_one(&d[j], &sw[j], frames[j]);
+        bytes += iring_tx_place(&d[j], &sw[j], frames[j]);
     }
+    return bytes;
 }
 
 unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n)
@@ -440,10 +459,19 @@ unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned 
     uint16_t i = t->next_to_use;
 
     for (unsigned k = 0; k < placed;) {
-        unsigned run = placed - k < (unsigned)t->size - i ? placed - k : (unsigned)t->size - i;
-        iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
+        /* Up to the end of i's group (so its mark can be kept) and never past the ring's end
+         * (the group ends first: groups divide the ring). */
+        unsigned run = t->rs_mask + 1U - (i & t->rs_mask);
+        run = run < placed - k ? run : placed - k;
+        t->placed.bytes += iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
+        t->placed.forwarded += run;
+        t->placed.frames += run;
         k += run;
         i = (i + run) & t->mask;
+        uint16_t last = (i - 1) & t->mask;
+        if (iring_tx_group_end(t, last)) {
+            t->marks[last] = t->placed;
+        }
     }
     if (placed != 0) {
         iring_tx_post(t, i);
@@ -457,69 +485,60 @@ unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned 
     return placed;
 }
 
-/*
- * iring_tx_complete: descriptors [next_to_clean, end) are done: count their frames and push
- * their buffers back onto the pool's free stack in one go (every buffer on this ring is the
- * pool's: the bursts refuse others).
- */
-/* iring_tx_free_run: push sw[0..n) onto a free stack; adds their bytes and forwarded count. */
-static inline void iring_tx_free_run(struct pkb **sw, struct pkb **stack,
-                                                        unsigned n, uint64_t *bytes,
-                                                        uint64_t *forwarded)
+/* iring_tx_free_run: push sw[0..n) onto a free stack. */
+static __attribute__((noinline)) void iring_tx_free_run(struct pkb **sw, struct pkb **stack,
+                                                        unsigned n)
 {
-    uint32_t b = 0, f = 0; /* n <= IRING_MAX_DESCS frames: no overflow */
-    unsigned k = 0;
-    for (; k + 4 <= n; k += 4, sw += 4, stack += 4) {
-        struct pkb *p0 = sw[0], *p1 = sw[1], *p2 = sw[2], *p3 = sw[3];
-        stack[0] = p0;
-        stack[1] = p1;
-        stack[2] = p2;
-        stack[3] = p3;
-        b += (uint32_t)p0->len + p1->len + p2->len + p3->len;
-        f += p0->forwarded + p1->forwarded + p2->forwarded + p3->forwarded;
+    struct pkb **const end = sw + (n & ~3U);
+    for (; sw != end; sw += 4, stack += 4) {
+        stack[0] = sw[0];
+        stack[1] = sw[1];
+        stack[2] = sw[2];
+        stack[3] = sw[3];
     }
-    for (unsigned j = 0; j < n - k; j++) {
-        stack[j] = sw[j];
-        b += sw[j]->len;
-        f += sw[j]->forwarded;
+    for (unsigned k = 0; k < (n & 3U); k++) {
+        stack[k] = sw[k];
     }
-    *bytes += b;
-    *forwarded += f;
 }
 
-static void iring_tx_complete(struct iring_tx *t, uint16_t end)
+/*
+ * iring_tx_complete: descriptors from next_to_clean up to and including `last` (which had RS,
+ * its mark kept) are done: count them from the marks and push their buffers back onto the
+ * pool's free stack in one go (every buffer on this ring is the pool's: the bursts refuse
+ * others).
+ */
+static void iring_tx_complete(struct iring_tx *t, uint16_t last)
 {
     struct pkb_pool *pool = t->pool;
-    unsigned n = (uint16_t)((end - t->next_to_clean) & t->mask);
-    uint64_t bytes = 0, forwarded = 0;
     uint16_t i = t->next_to_clean;
+    unsigned n = iring_tx_from_ntc(t, last) + 1U;
 
     if (pool->nfree + n > pool->size) {
         /* More buffers than the pool has room for: one was freed twice somewhere. pkb_free
          * counts it (double_free) rather than overrunning the stack. */
-        for (; i != end; i = (i + 1) & t->mask) {
-            bytes += t->sw[i]->len;
-            forwarded += t->sw[i]->forwarded;
+        for (unsigned k = 0; k < n; k++, i = (i + 1) & t->mask) {
             pkb_free(t->sw[i], t->core);
         }
     } else {
+        /* At most two stretches: up to the ring's end, then from its start. */
+        unsigned first = n < (unsigned)t->size - i ? n : (unsigned)t->size - i;
         struct pkb **stack = &pool->free[pool->nfree];
-        for (unsigned k = 0; k < n;) {
-            unsigned run = n - k < (unsigned)t->size - i ? n - k : (unsigned)t->size - i;
-            iring_tx_free_run(&t->sw[i], &stack[k], run, &bytes, &forwarded);
-            k += run;
-            i = (i + run) & t->mask;
+        iring_tx_free_run(&t->sw[i], stack, first);
+        if (first < n) {
+            iring_tx_free_run(t->sw, stack + first, n - first);
         }
         pool->nfree += n;
     }
+    const struct iring_tx_mark *m = &t->marks[last];
     t->stats.packets += n;
-    t->stats.bytes += bytes;
-    t->stats.forwarded += forwarded; /* forwarded = sent, not queued */
-    t->next_to_clean = end;
+    t->stats.bytes += m->bytes - t->done.bytes;
+    t->stats.forwarded += m->forwarded - t->done.forwarded; /* forwarded = sent, not queued */
+    t->done = *m;
+    t->next_to_clean = (last + 1) & t->mask;
     t->report = iring_tx_first_report(t);
 }
 
-unsigned iring_tx_reclaim(struct iring_tx *t)
+unsigned iring_tx_reclaim_reported(struct iring_tx *t)
 {
     unsigned done = 0;
 
@@ -528,35 +547,42 @@ unsigned iring_tx_reclaim(struct iring_tx *t)
            (t->desc[t->report].wb.status & IDESC_TX_STATUS_DD) != 0) {
         /* DD means the NIC has read every buffer up to here: they may be reused. */
         dma_rmb_after_dd();
-        uint16_t end = (t->report + 1) & t->mask;
-        done += (uint16_t)((end - t->next_to_clean) & t->mask);
-        iring_tx_complete(t, end);
+        done += iring_tx_from_ntc(t, t->report) + 1U;
+        iring_tx_complete(t, t->report);
     }
     return done;
+}
+
+/* iring_tx_mark_valid: slot i's mark is this lap's (written when the frame now in flight there
+ * was placed with RS), not one left from an earlier lap or a hostile DD's slot. */
+static bool iring_tx_mark_valid(const struct iring_tx *t, uint16_t i)
+{
+    return t->marks[i].frames - t->done.frames == iring_tx_from_ntc(t, i) + 1U;
 }
 
 void iring_tx_release(struct iring_tx *t)
 {
     /* What the NIC reported sent was sent: reclaim waits on one report at a time, but any
-     * reported descriptor in flight counts (placing a descriptor clears its DD, so DD here is
+     * reported descriptor in flight counts (placing a descriptor clears its DD, so DD there is
      * the NIC's write-back), and it completes every descriptor before it. */
-    uint16_t end = t->next_to_clean;
+    uint16_t last = t->next_to_use;
     for (uint16_t i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & t->mask) {
-        if ((t->desc[i].wb.status & IDESC_TX_STATUS_DD) != 0) {
-            end = (i + 1) & t->mask;
+        if ((t->desc[i].wb.status & IDESC_TX_STATUS_DD) != 0 && iring_tx_mark_valid(t, i)) {
+            last = i;
         }
     }
-    if (end != t->next_to_clean) {
+    if (last != t->next_to_use) {
         dma_rmb_after_dd();
-        iring_tx_complete(t, end);
+        iring_tx_complete(t, last);
     }
     for (uint16_t i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & t->mask) {
-        struct pkb *p = t->sw[i];
-        t->stats.flushed++;
-        t->stats.flushed_forwarded += p->forwarded;
-        pkb_free(p, t->core);
+        pkb_free(t->sw[i], t->core);
     }
+    t->stats.flushed += iring_tx_in_flight(t);
+    t->stats.flushed_forwarded += t->placed.forwarded - t->done.forwarded;
+    t->done = t->placed;
     memset(t->sw, 0, t->size * sizeof(t->sw[0]));
+    memset(t->marks, 0, t->size * sizeof(t->marks[0]));
     for (uint16_t i = 0; i < t->size; i++) {
         t->desc[i].read.buffer_addr = 0;
         t->desc[i].read.cmd_type_len = 0;

@@ -88,9 +88,10 @@ struct iring_tx_stats {
     uint64_t foreign;     /* frames dropped because their buffer is not from this core's pool
                            * (a bug: completion returns buffers to the ring's pool in bulk) */
     uint64_t tail_writes; /* TDT writes (one per burst that placed anything) */
-    uint64_t forwarded;   /* of packets: frames marked forwarded (pkb.forwarded) */
+    uint64_t forwarded;   /* of packets: forwarded frames (pkb.forwarded when placed, or
+                           * placed by iring_tx_burst_forward) */
     uint64_t flushed;     /* frames iring_tx_release freed without a completion (not sent) */
-    uint64_t flushed_forwarded; /* of flushed: frames marked forwarded */
+    uint64_t flushed_forwarded; /* of flushed: forwarded frames */
 };
 
 struct iring_rx {
@@ -116,10 +117,25 @@ struct iring_rx {
     struct iring_rx_stats stats;
 };
 
+/*
+ * What had been placed on a TX ring up to and including one descriptor with RS, as running
+ * totals (modulo 2^32) since iring_tx_init: a completion up to that descriptor counts the
+ * difference from the previous one, so reclaim never reads the frames' metadata. Written when
+ * the descriptor is placed with RS; a mark left from an earlier lap is told apart by its frame
+ * total (iring_tx_release trusts a mark only if it matches the slot's place in the ring).
+ */
+struct iring_tx_mark {
+    uint32_t frames;
+    uint32_t bytes;
+    uint32_t forwarded;
+    uint32_t unused;
+};
+
 struct iring_tx {
     /* read-only after iring_tx_init */
     volatile union idesc_tx *desc; /* size descriptors, IRING_ALIGN_BYTES aligned */
     struct pkb **sw;               /* packet behind each in-flight descriptor (others: stale) */
+    struct iring_tx_mark *marks;   /* one per descriptor; meaningful where RS was set */
     struct pkb_pool *pool;         /* the owning core's pool: completions go back to it */
     uintptr_t tail_reg;            /* MMIO address of this queue's TDT */
     uint16_t size;
@@ -133,6 +149,8 @@ struct iring_tx {
     uint16_t next_to_use;   /* next free slot == last tail value written */
     uint16_t report;        /* first descriptor from next_to_clean on with RS: its DD is the
                              * one reclaim waits for */
+    struct iring_tx_mark placed; /* totals of everything placed (as a mark of the last) */
+    struct iring_tx_mark done;   /* totals of everything completed */
     struct iring_tx_stats stats;
 };
 
@@ -185,11 +203,12 @@ void iring_rx_release(struct iring_rx *r);
 
 /*
  * iring_tx_init: like iring_rx_init, for a TX ring (desc_mem zeroed, nothing posted, no register
- * touched); pool is the owning core's, where completed buffers go. Returns 0 or WS_ERR_INVAL.
- * Init time, any core.
+ * touched), with marks (ndesc of them, zeroed here) beside sw; pool is the owning core's, where
+ * completed buffers go. Returns 0 or WS_ERR_INVAL. Init time, any core.
  */
-int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw, uint16_t ndesc,
-                  uintptr_t tail_reg, struct pkb_pool *pool, uint16_t core, uint16_t port);
+int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw,
+                  struct iring_tx_mark *marks, uint16_t ndesc, uintptr_t tail_reg,
+                  struct pkb_pool *pool, uint16_t core, uint16_t port);
 /*
  * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each and write the
  * tail once. The ring takes ownership of all n: those placed are freed on completion, the rest
@@ -200,7 +219,7 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
 /*
  * iring_tx_burst_forward: iring_tx_burst for frames this core just took from one of its RX
  * rings (iring_rx_burst: length already in range, buffer from this core's pool, forwarded 0), as
- * the wire forwarder does: placed without those checks and marked forwarded. Frames
+ * the wire forwarder does: placed without those checks, and counted forwarded. Frames
  * that find no descriptor are freed and counted in ring_full. Owning core, fast path.
  */
 unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n);
@@ -208,8 +227,16 @@ unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned 
  * iring_tx_reclaim: free what the NIC has reported done (DD on a reported descriptor covers it
  * and every one before it), counting each frame. Returns the number reclaimed. Owning core;
  * the bursts call it, and an idle loop should too so buffers do not sit in a quiet ring.
+ * (iring_tx_reclaim_reported does the work once a report is seen.)
  */
-unsigned iring_tx_reclaim(struct iring_tx *t);
+unsigned iring_tx_reclaim_reported(struct iring_tx *t);
+static inline unsigned iring_tx_reclaim(struct iring_tx *t)
+{
+    /* Called on every pass: the common answer (nothing new) costs one look at one DD. */
+    bool reported = t->next_to_clean != t->next_to_use &&
+                    (t->desc[t->report].wb.status & IDESC_TX_STATUS_DD) != 0;
+    return reported ? iring_tx_reclaim_reported(t) : 0;
+}
 /* iring_tx_release: reclaim what the NIC reported done (as iring_tx_reclaim), then free every
  * other in-flight buffer without waiting for DD, counted in stats.flushed. The ring is then as
  * iring_tx_init left it, statistics kept. Only once the NIC can no longer read the ring: the

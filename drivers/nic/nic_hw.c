@@ -96,16 +96,18 @@ int nic_alloc_queue(struct nic_port *p, unsigned q, uint32_t rdt, uint32_t tdt)
     void *txd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES, node);
     struct pkb **rxsw = dma_alloc_node(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64, node);
     struct pkb **txsw = dma_alloc_node(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64, node);
+    struct iring_tx_mark *marks =
+        dma_alloc_node(CONFIG_NIC_TX_DESCS * sizeof(struct iring_tx_mark), 64, node);
 
-    if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL) {
+    if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL || marks == NULL) {
         kprintf("%s: init failed at ring allocation for queue %u: out of memory\n", p->name, q);
         return WS_ERR_NO_MEMORY;
     }
     int err = iring_rx_init(&nq->rx, rxd, rxsw, CONFIG_NIC_RX_DESCS, p->bar0 + rdt, nic_pool(q),
                             (uint16_t)q, (uint16_t)p->index);
     if (err == WS_OK) {
-        err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, p->bar0 + tdt, nic_pool(q),
-                            (uint16_t)q, (uint16_t)p->index);
+        err = iring_tx_init(&nq->tx, txd, txsw, marks, CONFIG_NIC_TX_DESCS, p->bar0 + tdt,
+                            nic_pool(q), (uint16_t)q, (uint16_t)p->index);
     }
     if (err != WS_OK) {
         kprintf("%s: init failed at ring setup for queue %u: %s\n", p->name, q, err_name(err));

@@ -59,8 +59,8 @@
  *     and always equals next_to_use; reclaim and release never write it;
  *   - iring_tx_in_flight equals the slots holding a frame; the statistics equal the reference's,
  *     and add up: frames submitted == packets + ring_full + bad_len + flushed + in flight;
- *   - release: every slot up to the last one in flight with DD is taken as above (any reported
- *     descriptor counts, not only the next), then every other frame in flight counted in
+ *   - release: every slot up to the last one in flight with DD and RS is taken as above (any
+ *     reported descriptor counts, not only the next; a DD where no RS was set is ignored), then every other frame in flight counted in
  *     flushed (and flushed_forwarded), every descriptor zeroed, indices 0, nothing held.
  */
 #include <stdbool.h>
@@ -93,6 +93,7 @@ struct fx_slot {
     uint32_t forwarded; /* as the application set it */
     uint32_t seq;
     bool done; /* the NIC processed this slot in order since the frame was placed */
+    bool rs;   /* placed with RS (aligned, or a burst's last): its write-back counts */
 };
 
 struct fx_ctx {
@@ -102,6 +103,7 @@ struct fx_ctx {
     struct pkb **stack;
     union idesc_tx *desc;
     struct pkb **sw;
+    struct iring_tx_mark *marks;
     uint16_t size;
     uint32_t npool;
 
@@ -295,12 +297,13 @@ static uint16_t fx_frame_len(uint8_t spec, struct fuzz_in *in)
 
 /* fx_check_placed: each descriptor of a burst written afresh: buffer, length, one frame, no
  * DD left, RS where the ring promises it (rs_mask-aligned, and the burst's last). */
-FUZZ_UNTRACED static void fx_check_placed(const struct fx_ctx *c, uint16_t ntu0, unsigned placed)
+FUZZ_UNTRACED static void fx_check_placed(struct fx_ctx *c, uint16_t ntu0, unsigned placed)
 {
     for (unsigned k = 0; k < placed; k++) {
         uint16_t i = fx_wrap(c, ntu0 + k);
-        const struct fx_slot *sl = &c->slot[i];
+        struct fx_slot *sl = &c->slot[i];
         bool rs = (i & c->ring.rs_mask) == c->ring.rs_mask || k == placed - 1;
+        sl->rs = rs;
         FUZZ_CHECK(c->desc[i].read.buffer_addr == (uint64_t)(uintptr_t)sl->p->data);
         FUZZ_CHECK(c->desc[i].read.cmd_type_len ==
                    (IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
@@ -449,7 +452,7 @@ static void fx_reset(struct fx_ctx *c)
     /* Up to the last slot in flight with DD, then the rest flushed. */
     uint16_t ntc = c->ring.next_to_clean, end = ntc;
     for (uint16_t i = ntc; i != c->ring.next_to_use; i = fx_wrap(c, i + 1u)) {
-        if (c->desc[i].wb.status & IDESC_TX_STATUS_DD) {
+        if ((c->desc[i].wb.status & IDESC_TX_STATUS_DD) && c->slot[i].rs) {
             end = fx_wrap(c, i + 1u);
         }
     }
@@ -644,16 +647,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c->stack = malloc(c->npool * sizeof(*c->stack));
     c->desc = aligned_alloc(IRING_ALIGN_BYTES, IRING_DESC_MEM_BYTES(c->size));
     c->sw = malloc(c->size * sizeof(*c->sw));
-    if (c->meta == NULL || c->stack == NULL || c->desc == NULL || c->sw == NULL) {
+    c->marks = malloc(c->size * sizeof(*c->marks));
+    if (c->meta == NULL || c->stack == NULL || c->desc == NULL || c->sw == NULL ||
+        c->marks == NULL) {
         abort();
     }
     /* Garbage where init must clear: old DD bits, old buffer pointers. */
     memset(c->desc, 0xff, IRING_DESC_MEM_BYTES(c->size));
     memset(c->sw, 0xa5, c->size * sizeof(*c->sw));
+    memset(c->marks, 0xa5, c->size * sizeof(*c->marks));
     fx_cur = c;
 
     pkb_pool_init(&c->pool, FX_CORE, c->meta, c->stack, fx_data, c->npool);
-    FUZZ_CHECK(iring_tx_init(&c->ring, c->desc, c->sw, c->size, (uintptr_t)&c->tail, &c->pool,
+    FUZZ_CHECK(iring_tx_init(&c->ring, c->desc, c->sw, c->marks, c->size, (uintptr_t)&c->tail, &c->pool,
                              FX_CORE, FX_PORT) == 0);
     FUZZ_CHECK(c->tail_writes == 0 && iring_tx_in_flight(&c->ring) == 0);
     for (uint16_t i = 0; i < c->size; i++) {
@@ -670,6 +676,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fx_cur = NULL;
     free(c->sw);
+    free(c->marks);
     free(c->desc);
     free(c->stack);
     free(c->meta);

@@ -221,15 +221,16 @@ static int sim_queue_up(struct nic_port *p, unsigned q)
     void *txd = dma_alloc(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES);
     struct pkb **rxsw = dma_alloc(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64);
     struct pkb **txsw = dma_alloc(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64);
+    struct iring_tx_mark *marks = dma_alloc(CONFIG_NIC_TX_DESCS * sizeof(*marks), 64);
 
-    if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL) {
+    if (rxd == NULL || txd == NULL || rxsw == NULL || txsw == NULL || marks == NULL) {
         return WS_ERR_NO_MEMORY;
     }
     memset(sq, 0, sizeof(*sq));
     int err = iring_rx_init(&nq->rx, rxd, rxsw, CONFIG_NIC_RX_DESCS, (uintptr_t)&sq->rdt,
                             nic_pool(q), (uint16_t)q, (uint16_t)p->index);
     if (err == WS_OK) {
-        err = iring_tx_init(&nq->tx, txd, txsw, CONFIG_NIC_TX_DESCS, (uintptr_t)&sq->tdt,
+        err = iring_tx_init(&nq->tx, txd, txsw, marks, CONFIG_NIC_TX_DESCS, (uintptr_t)&sq->tdt,
                             nic_pool(q), (uint16_t)q, (uint16_t)p->index);
     }
     if (err != WS_OK) {

@@ -42,6 +42,7 @@ struct tr {
     struct iring_tx tx;
     void *tx_desc;
     struct pkb **tx_sw;
+    struct iring_tx_mark *tx_marks;
     uint32_t tx_tail; /* the TDT "register" */
     struct fake_inic_tx ntx;
 
@@ -94,8 +95,9 @@ static struct tr *tr_new(uint32_t npool, uint16_t nrx, uint16_t ntx)
     t->rx_sw = calloc(nrx, sizeof(*t->rx_sw));
     t->tx_desc = aligned_alloc(IRING_ALIGN_BYTES, IRING_DESC_MEM_BYTES(ntx));
     t->tx_sw = calloc(ntx, sizeof(*t->tx_sw));
+    t->tx_marks = calloc(ntx, sizeof(*t->tx_marks));
     assert_true(t->meta && t->stack && t->data && t->rx_desc && t->rx_sw && t->tx_desc &&
-                t->tx_sw);
+                t->tx_sw && t->tx_marks);
     /* Garbage in the descriptor memory: init must clear it. */
     memset(t->rx_desc, 0xFF, IRING_DESC_MEM_BYTES(nrx));
     memset(t->tx_desc, 0xFF, IRING_DESC_MEM_BYTES(ntx));
@@ -104,7 +106,7 @@ static struct tr *tr_new(uint32_t npool, uint16_t nrx, uint16_t ntx)
     assert_int_equal(iring_rx_init(&t->rx, t->rx_desc, t->rx_sw, nrx, (uintptr_t)&t->rx_tail,
                                    &t->pool, TR_CORE, TR_PORT),
                      0);
-    assert_int_equal(iring_tx_init(&t->tx, t->tx_desc, t->tx_sw, ntx, (uintptr_t)&t->tx_tail,
+    assert_int_equal(iring_tx_init(&t->tx, t->tx_desc, t->tx_sw, t->tx_marks, ntx, (uintptr_t)&t->tx_tail,
                                    &t->pool, TR_CORE, TR_PORT),
                      0);
     fake_inic_rx_init(&t->nrx, t->rx_desc, nrx, &t->rx_tail, PKB_DATA_BYTES);
@@ -183,6 +185,7 @@ static void tr_done(struct tr *t)
     free(t->rx_sw);
     free(t->tx_desc);
     free(t->tx_sw);
+    free(t->tx_marks);
     free(t);
 }
 
@@ -258,6 +261,7 @@ static void test_init_rejects_bad_geometry(void **state)
     struct iring_tx x;
     struct pkb_pool pool = {0};
     struct pkb *sw[4096];
+    static struct iring_tx_mark marks[4096];
     uint8_t *mem = aligned_alloc(IRING_ALIGN_BYTES, IRING_DESC_MEM_BYTES(8192));
     uint32_t tail = 0;
 
@@ -272,11 +276,12 @@ static void test_init_rejects_bad_geometry(void **state)
     assert_int_equal(iring_rx_init(&r, mem, sw, 8, tr, NULL, 0, 0), WS_ERR_INVAL);
     assert_int_equal(iring_rx_init(&r, mem, sw, 8, tr, &pool, 0, 0), 0);
     assert_int_equal(iring_rx_init(&r, mem, sw, 4096, tr, &pool, 0, 0), 0);
-    assert_int_equal(iring_tx_init(&x, mem + 64, sw, 8, tr, &pool, 0, 0), WS_ERR_INVAL);
-    assert_int_equal(iring_tx_init(&x, mem, sw, 100, tr, &pool, 0, 0), WS_ERR_INVAL);
-    assert_int_equal(iring_tx_init(&x, NULL, sw, 8, tr, &pool, 0, 0), WS_ERR_INVAL);
-    assert_int_equal(iring_tx_init(&x, mem, sw, 8, tr, NULL, 0, 0), WS_ERR_INVAL);
-    assert_int_equal(iring_tx_init(&x, mem, sw, 16, tr, &pool, 0, 0), 0);
+    assert_int_equal(iring_tx_init(&x, mem + 64, sw, marks, 8, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, mem, sw, marks, 100, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, NULL, sw, marks, 8, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, mem, sw, marks, 8, tr, NULL, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, mem, sw, NULL, 16, tr, &pool, 0, 0), WS_ERR_INVAL);
+    assert_int_equal(iring_tx_init(&x, mem, sw, marks, 16, tr, &pool, 0, 0), 0);
     assert_int_equal(iring_tx_size(&x), 16);
     assert_int_equal(tail, 0); /* init never touches the register */
     free(mem);
