@@ -171,25 +171,6 @@ static uint64_t *route_addr_drop_counter(struct route_drop_stats *st, uint32_t s
     return NULL;
 }
 
-/*
- * RFC 1812 5.3.1: decrement the TTL by one and recompute the checksum. The TTL shares its
- * 16-bit word with the protocol byte, so the change is one word m -> m' = m - 0x100, and
- * RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'), updates the checksum from it alone.
- *
- * It always equals a full recompute, including RFC 1624's corner case: eqn. 3's sum is never 0
- * here because m' != 0 (the new TTL is at least 1), so HC' is never 0xFFFF, and a full
- * recompute over a header that is not all zeros never gives 0xFFFF either; both sums are
- * congruent mod 0xFFFF and both lie in 1..0xFFFF, so they are the same number. That holds
- * even when the sender wrote the header checksum as 0xFFFF (a "negative zero" that verifies).
- */
-static void route_ttl_decrement(struct inet_ipv4_hdr *h)
-{
-    uint16_t old_word = (uint16_t)(h->ttl << 8 | h->proto);
-    uint16_t new_word = (uint16_t)(old_word - 0x100);
-    h->ttl--;
-    inet_store_be16(h->csum, inet_csum_update16(inet_load_be16(h->csum), old_word, new_word));
-}
-
 enum route_verdict route_ipv4_check_and_decrement(uint8_t *frame, uint16_t len,
                                                   struct route_drop_stats *st,
                                                   uint32_t *dst_out)
@@ -216,19 +197,11 @@ enum route_verdict route_ipv4_check_and_decrement(uint8_t *frame, uint16_t len,
         st->ttl_expired++;
         return ROUTE_TTL_EXPIRED;
     }
-    route_ttl_decrement(h);
+    route_ipv4_ttl_decrement((uint8_t *)h);
     *dst_out = dst;
     return ROUTE_FORWARD;
 }
 
-/* __builtin_memcpy: -ffreestanding implies -fno-builtin, which would make each 6-byte copy a
- * call into newlib on the fast path; the builtin is a couple of moves. */
-void route_eth_rewrite(uint8_t *frame, const uint8_t src_mac[6], const uint8_t dst_mac[6])
-{
-    struct inet_eth_hdr *eth = (struct inet_eth_hdr *)frame;
-    __builtin_memcpy(eth->dst, dst_mac, INET_ETH_ADDR_BYTES);
-    __builtin_memcpy(eth->src, src_mac, INET_ETH_ADDR_BYTES);
-}
 
 /* --- ICMP errors ----------------------------------------------------------------------------- */
 

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/inet.h"
+
 /* ICMP error types and codes this module builds (RFC 792). */
 #define ROUTE_ICMP_DEST_UNREACH 3
 #define ROUTE_ICMP_CODE_NET_UNREACH 0
@@ -130,11 +132,75 @@ enum route_verdict route_ipv4_check_and_decrement(uint8_t *frame, uint16_t len,
                                                   uint32_t *dst_out);
 
 /*
+ * route_ipv4_fast_check: the common case of route_ipv4_check_and_decrement in one pass, for a
+ * fast path: a frame with room for both headers, EtherType IPv4, version 4 with no options
+ * (IHL 5), a total length within the frame, a unicast Ethernet destination, source and
+ * destination of the unicast class (not 0/8, 127/8, 224/4 and up, 169.254/16), TTL above 1
+ * and a header checksum that verifies. Returns the destination (host order) when all hold:
+ * route_ipv4_check_and_decrement would then forward it, and route_ipv4_ttl_decrement is all
+ * that is left to do. Returns 0 otherwise (0/8 never passes), the frame untouched: the full
+ * check decides and counts. Reads only, any core.
+ */
+static inline bool route_ipv4_fast_class_ok(uint32_t a)
+{
+    uint32_t first = a >> 24;
+    /* 0 and 224..255 in one unsigned compare; then loopback and link-local */
+    return first - 1 < 223 && first != 127 && (a >> 16) != 0xa9feu;
+}
+
+static inline uint32_t route_ipv4_fast_check(const uint8_t *frame, uint16_t len)
+{
+    const uint8_t *ip = frame + INET_ETH_HDR_BYTES;
+    if (len < INET_ETH_HDR_BYTES + INET_IPV4_HDR_BYTES ||
+        (inet_load_be32(frame + 12) & 0xffffff00u) != 0x08004500u || (frame[0] & 1) != 0) {
+        return 0; /* short, not IPv4 without options, or an Ethernet group destination */
+    }
+    uint16_t total = inet_load_be16(ip + 2);
+    uint32_t src = inet_load_be32(ip + 12), dst = inet_load_be32(ip + 16);
+    if (total < INET_IPV4_HDR_BYTES || total > len - INET_ETH_HDR_BYTES || ip[8] <= 1 ||
+        !route_ipv4_fast_class_ok(src) || !route_ipv4_fast_class_ok(dst) ||
+        !inet_ipv4_hdr20_csum_ok(ip)) {
+        return 0;
+    }
+    return dst;
+}
+
+/*
+ * route_ipv4_ttl_decrement: RFC 1812 5.3.1: decrement the TTL of the IPv4 header at ip by one
+ * and update the checksum. The TTL shares its 16-bit word with the protocol byte, so the
+ * change is one word m -> m' = m - 0x100, and RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'),
+ * updates the checksum from it alone.
+ *
+ * It always equals a full recompute, including RFC 1624's corner case: eqn. 3's sum is never 0
+ * here because m' != 0 (the new TTL is at least 1), so HC' is never 0xFFFF, and a full
+ * recompute over a header that is not all zeros never gives 0xFFFF either; both sums are
+ * congruent mod 0xFFFF and both lie in 1..0xFFFF, so they are the same number. That holds
+ * even when the sender wrote the header checksum as 0xFFFF (a "negative zero" that verifies).
+ * Only for a TTL above 1.
+ */
+static inline void route_ipv4_ttl_decrement(uint8_t *ip)
+{
+    struct inet_ipv4_hdr *h = (struct inet_ipv4_hdr *)ip;
+    uint16_t old_word = (uint16_t)(h->ttl << 8 | h->proto);
+    uint16_t new_word = (uint16_t)(old_word - 0x100);
+    h->ttl--;
+    inet_store_be16(h->csum, inet_csum_update16(inet_load_be16(h->csum), old_word, new_word));
+}
+
+/*
  * route_eth_rewrite: set the Ethernet addresses of a frame to be forwarded: source = our
  * egress port's MAC, destination = the next hop's. frame must hold at least 14 bytes (true of
  * every frame route_ipv4_check_and_decrement forwarded). Fast path, any core.
  */
-void route_eth_rewrite(uint8_t *frame, const uint8_t src_mac[6], const uint8_t dst_mac[6]);
+static inline void route_eth_rewrite(uint8_t *frame, const uint8_t src_mac[6],
+                                     const uint8_t dst_mac[6])
+{
+    /* __builtin_memcpy: -ffreestanding implies -fno-builtin, which would make each 6-byte copy
+     * a call into newlib on the fast path; the builtin is a couple of moves. */
+    struct inet_eth_hdr *eth = (struct inet_eth_hdr *)frame;
+    __builtin_memcpy(eth->dst, dst_mac, INET_ETH_ADDR_BYTES);
+    __builtin_memcpy(eth->src, src_mac, INET_ETH_ADDR_BYTES);
+}
 
 /* --- ICMP errors ----------------------------------------------------------------------------- */
 

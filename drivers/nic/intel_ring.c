@@ -397,41 +397,6 @@ static void iring_tx_post(struct iring_tx *t, uint16_t end)
     t->stats.tail_writes++;
 }
 
-unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
-{
-    iring_tx_reclaim(t);
-    unsigned room = iring_tx_room(t), placed = 0;
-    uint16_t i = t->next_to_use;
-
-    for (unsigned k = 0; k < n; k++) {
-        struct pkb *p = pkts[k];
-
-        if ((uint16_t)(p->len - 1) >= PKB_DATA_BYTES) {
-            t->stats.bad_len++;
-            pkb_free(p, t->core);
-        } else if (p->pool != t->pool) {
-            t->stats.foreign++;
-            pkb_free(p, t->core);
-        } else if (placed == room) {
-            t->stats.ring_full++;
-            pkb_free(p, t->core);
-        } else {
-            t->placed.bytes += iring_tx_place(&t->desc[i], &t->sw[i], p);
-            t->placed.forwarded += p->forwarded != 0;
-            t->placed.frames++;
-            if (iring_tx_group_end(t, i)) {
-                t->marks[i] = t->placed;
-            }
-            i = (i + 1) & t->mask;
-            placed++;
-        }
-    }
-    if (placed != 0) {
-        iring_tx_post(t, i);
-    }
-    return placed;
-}
-
 /* iring_tx_forward_run: place frames[0..n) in d[0..n); returns their bytes. */
 static __attribute__((noinline)) uint32_t iring_tx_forward_run(volatile union idesc_tx *d,
                                                                struct pkb **sw,
@@ -451,20 +416,39 @@ static __attribute__((noinline)) uint32_t iring_tx_forward_run(volatile union id
     return bytes;
 }
 
-unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n)
+/* iring_tx_marked_run: as iring_tx_forward_run, and counts the frames marked forwarded. */
+static __attribute__((noinline)) uint32_t iring_tx_marked_run(volatile union idesc_tx *d,
+                                                              struct pkb **sw,
+                                                              struct pkb **frames, unsigned n,
+                                                              uint32_t *forwarded)
 {
-    iring_tx_reclaim(t);
-    unsigned room = iring_tx_room(t);
-    unsigned placed = n < room ? n : room;
-    uint16_t i = t->next_to_use;
+    uint32_t bytes = 0, fwd = 0;
+    for (unsigned k = 0; k < n; k++) {
+        fwd += frames[k]->forwarded != 0;
+        bytes += iring_tx_place(&d[k], &sw[k], frames[k]);
+    }
+    *forwarded += fwd;
+    return bytes;
+}
 
-    for (unsigned k = 0; k < placed;) {
-        /* Up to the end of i's group (so its mark can be kept) and never past the ring's end
-         * (the group ends first: groups divide the ring). */
+/*
+ * iring_tx_place_all: place pkts[0..n) (all fit) from next_to_use on, by stretches that end at
+ * a group's end (so its mark can be kept: groups divide the ring, so the ring's end is one too),
+ * and post them. marked: count forwarded frames by their mark; else all are forwarded.
+ */
+static void iring_tx_place_all(struct iring_tx *t, struct pkb **pkts, unsigned n, bool marked)
+{
+    uint16_t i = t->next_to_use;
+    for (unsigned k = 0; k < n;) {
         unsigned run = t->rs_mask + 1U - (i & t->rs_mask);
-        run = run < placed - k ? run : placed - k;
-        t->placed.bytes += iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
-        t->placed.forwarded += run;
+        run = run < n - k ? run : n - k;
+        if (marked) {
+            t->placed.bytes += iring_tx_marked_run(&t->desc[i], &t->sw[i], &pkts[k], run,
+                                                   &t->placed.forwarded);
+        } else {
+            t->placed.bytes += iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
+            t->placed.forwarded += run;
+        }
         t->placed.frames += run;
         k += run;
         i = (i + run) & t->mask;
@@ -473,14 +457,56 @@ unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned 
             t->marks[last] = t->placed;
         }
     }
-    if (placed != 0) {
+    if (n != 0) {
         iring_tx_post(t, i);
     }
-    if (placed < n) {
-        t->stats.ring_full += n - placed;
-        for (unsigned k = placed; k < n; k++) {
-            pkb_free(pkts[k], t->core);
+}
+
+/* iring_tx_refuse_excess: frames pkts[placed..n) found no descriptor. */
+static void iring_tx_refuse_excess(struct iring_tx *t, struct pkb **pkts, unsigned placed,
+                                   unsigned n)
+{
+    t->stats.ring_full += n - placed;
+    for (unsigned k = placed; k < n; k++) {
+        pkb_free(pkts[k], t->core);
+    }
+}
+
+unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
+{
+    /* The frames that may be sent, in order, packed at the front of pkts (the ring owns the
+     * array's contents now); the others are refused here. */
+    unsigned ok = 0;
+    for (unsigned k = 0; k < n; k++) {
+        struct pkb *p = pkts[k];
+        if ((uint16_t)(p->len - 1) >= PKB_DATA_BYTES) {
+            t->stats.bad_len++;
+            pkb_free(p, t->core);
+        } else if (p->pool != t->pool) {
+            t->stats.foreign++;
+            pkb_free(p, t->core);
+        } else {
+            pkts[ok++] = p;
         }
+    }
+    iring_tx_reclaim(t);
+    unsigned room = iring_tx_room(t);
+    unsigned placed = ok < room ? ok : room;
+    iring_tx_place_all(t, pkts, placed, true);
+    if (placed < ok) {
+        iring_tx_refuse_excess(t, pkts, placed, ok);
+    }
+    return placed;
+}
+
+unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n)
+{
+    iring_tx_reclaim(t);
+    unsigned room = iring_tx_room(t);
+    unsigned placed = n < room ? n : room;
+    iring_tx_place_all(t, pkts, placed, false);
+    if (placed < n) {
+        iring_tx_refuse_excess(t, pkts, placed, n);
     }
     return placed;
 }
