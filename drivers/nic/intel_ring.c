@@ -256,9 +256,10 @@ unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max)
         /* One barrier per burst: the caller's reads of the buffers stay after the DD reads. */
         dma_rmb_after_dd();
     }
-    /* Refill in bulk. Also after an empty harvest: that is how slots left unposted by an empty
-     * pool get their buffers once the pool has some again. */
-    if ((unsigned)r->size - 1 - iring_rx_posted(r) >= r->refill_min) {
+    /* Refill in bulk; and after an empty harvest, whatever is free: a quiet ring is always
+     * full (and slots left unposted by an empty pool get their buffers once it has some). */
+    unsigned unposted = (unsigned)r->size - 1 - iring_rx_posted(r);
+    if (unposted >= r->refill_min || (n == 0 && unposted != 0)) {
         iring_rx_fill(r);
     }
     return n;

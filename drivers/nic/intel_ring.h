@@ -187,8 +187,8 @@ unsigned iring_rx_fill(struct iring_rx *r);
 /*
  * iring_rx_burst: hand out up to max received frames (pkb len/port/queue/rx_status set, forwarded
  * 0; the caller owns them and frees them with pkb_free), drop and recycle bad ones, and refill
- * (one tail write) once IRING_RX_REFILL_BATCH slots are free or the ring runs low. Returns the
- * number written to out. Owning core, fast path.
+ * (one tail write) once IRING_RX_REFILL_BATCH slots are free, or fully when nothing came.
+ * Returns the number written to out. Owning core, fast path.
  */
 unsigned iring_rx_burst(struct iring_rx *r, struct pkb **out, unsigned max);
 /* iring_rx_pending: a frame is waiting (DD set on next_to_clean). For the adaptive loop's
