@@ -49,7 +49,7 @@ KERNEL_SRCS := \
 	kernel/irq.c kernel/dma.c kernel/loop.c kernel/init.c kernel/pkb.c \
 	drivers/pci/pci.c drivers/pci/msix.c drivers/pci/iommu.c \
 	drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/nic_test.c drivers/nic/intel_ring.c \
-	drivers/nic/nic_hw.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/rss.c \
+	drivers/nic/nic_hw.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/rss.c \
 	net/inet.c net/neigh.c net/local.c net/iface.c net/fib.c net/route.c net/nexthop.c \
 	net/handoff.c \
 	apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
@@ -208,7 +208,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model test_iperf3_proto test_nic_txwd test_netperf_proto
+	test_ixgbe_model test_ixgbe_model_sfp test_iperf3_proto test_nic_txwd test_netperf_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -225,8 +225,10 @@ test_iperf3_proto_SRCS := apps/sink/iperf3_proto.c $(CJSON_DIR)/cJSON.c
 test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
-	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c
+	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c \
+	tests/model/ixgbe_model_sfp.c
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
+test_ixgbe_model_sfp_SRCS := $(IXGBE_MODEL_SRCS)
 test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c
 
 # --- the sink's glue and lwIP on the host: tests/unit/test_sink_glue.c (here), the benchmark
@@ -265,8 +267,9 @@ unit: $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
 # The 82599 device model's tests; the driver-against-model tests join here.
-test-model: build/unit/test_ixgbe_model build/hostsim/ixgbe_sim
+test-model: build/unit/test_ixgbe_model build/unit/test_ixgbe_model_sfp build/hostsim/ixgbe_sim
 	build/unit/test_ixgbe_model
+	build/unit/test_ixgbe_model_sfp
 	build/hostsim/ixgbe_sim
 	$(PYTHON) -m pytest -q tests/model
 
@@ -285,9 +288,10 @@ HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 # The real 82599 driver, NIC layer and forwarding against two 82599 model ports (MMIO through
 # the WS_HOST_MMIO seam of kernel/mmio.h).
 IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
-	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_platform.c \
+	tests/hostsim/ixgbe_sim_traffic.c tests/hostsim/ixgbe_sim_faults.c tests/hostsim/ixgbe_sim_sfp.c \
+	tests/hostsim/ixgbe_platform.c \
 	tests/hostsim/ixgbe_appliance.c tests/hostsim/sim_frames.c \
-	drivers/nic/ixgbe.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c \
+	drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c \
 	drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
 	net/inet.c drivers/nic/rss.c \
 	kernel/err.c $(IXGBE_MODEL_SRCS)

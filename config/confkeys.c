@@ -241,6 +241,26 @@ const struct conf_key conf_keys[] = {
                "`ports * rx_descs + tx_descs + burst`; the firmware checks at boot.",
     },
     {
+        .name = "nic.sfp_any",
+        .type = CONF_BOOL,
+        .def = "no",
+        .macro = "CONFIG_NIC_SFP_ANY",
+        .doc = "82599 SFP+ boards: a module whose type the driver does not know (no SR, LR, "
+               "direct-attach or 1000BASE-SX/LX/T code in its SFF-8472 page) is refused and its "
+               "laser kept off; yes sets it up as a 10G optic instead. Any vendor is accepted "
+               "for the known types either way.",
+    },
+    {
+        .name = "nic.bad_nvm",
+        .type = CONF_ENUM,
+        .def = "skip",
+        .choices = { { "skip", 0 }, { "keep", 1 } },
+        .macro = "CONFIG_NIC_BAD_NVM_KEEP",
+        .doc = "82599: a port whose NVM checksum is wrong (words 0x00-0x3F and their sections "
+               "must sum to 0xBABA) is skipped, as Linux does; keep brings it up anyway, with "
+               "the warning.",
+    },
+    {
         .name = "poll.mode",
         .type = CONF_ENUM,
         .def = "adaptive",

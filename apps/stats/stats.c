@@ -164,6 +164,8 @@ static const struct stats_counter stats_port_counters[] = {
        "port resets that failed: the port is then dead (no longer used)"),
     PC("device_gone", device_gone,
        "1 once the port read all-ones (left the bus): reported once, never touched again"),
+    PC("module_events", module_events,
+       "SFP+ modules inserted or removed (82599 SFP+ boards; each is a console line)"),
 };
 
 #define NC(name, field, doc) { name, offsetof(struct neigh_stats, field), doc }
@@ -322,6 +324,20 @@ static uint64_t stats_queue_drops(const struct nic_port *p)
     return sum;
 }
 
+/* stats_module_kind: what is in a port's cage: "none", the type, or "refused <type>". */
+static const char *stats_module_kind(const struct nic_media *m)
+{
+    static char buf[NIC_MEDIA_STR_BYTES + 8];
+    if (!m->present) {
+        return "none";
+    }
+    if (!m->refused) {
+        return m->kind;
+    }
+    snprintf(buf, sizeof(buf), "refused %s", m->kind);
+    return buf;
+}
+
 static void walk_port(struct stats_walk *w, const struct nic_port *p)
 {
     w->v->begin(w->v, SC_PORT, p->index);
@@ -331,6 +347,12 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->attr_str(w->v, "link", p->link_up ? "true" : "false");
     w->v->attr_u64(w->v, "speed_mbps", p->speed_mbps);
     w->v->attr_str(w->v, "state", nic_port_state_name(p));
+    if (p->media.cage) {
+        w->v->attr_str(w->v, "module", stats_module_kind(&p->media));
+        w->v->attr_str(w->v, "module_vendor", p->media.vendor);
+        w->v->attr_str(w->v, "module_part", p->media.part);
+        w->v->attr_str(w->v, "laser", p->media.laser_on ? "true" : "false");
+    }
     walk_table(w, p, stats_port_counters, NCOUNTERS(stats_port_counters), "");
     w->v->begin(w->v, SC_HW, p->index);
     walk_counter(w, "rx_queue_drops", stats_queue_drops(p));
@@ -808,6 +830,11 @@ void stats_cmd_ports(int argc, char **argv)
         kprintf("%-6s %-13s %-6s %02x:%02x:%02x:%02x:%02x:%02x %-5s %6u %6u  %s\n", p->name,
                 pci_bdf(p->pci, bdf), p->ops->chip, p->mac[0], p->mac[1], p->mac[2], p->mac[3],
                 p->mac[4], p->mac[5], link, p->speed_mbps, p->nqueues, addr);
+        if (p->media.cage) {
+            kprintf("%-6s module %s%s%s%s%s, laser %s\n", "", stats_module_kind(&p->media),
+                    p->media.vendor[0] ? ", " : "", p->media.vendor,
+                    p->media.part[0] ? " " : "", p->media.part, p->media.laser_on ? "on" : "off");
+        }
     }
 }
 

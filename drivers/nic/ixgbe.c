@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "console.h"
+#include "drivers/nic/ixgbe_int.h"
 #include "drivers/nic/ixgbe_regs.h"
 #include "drivers/nic/nic.h"
 #include "drivers/nic/nic_hw.h"
@@ -27,12 +28,12 @@
 #define IXGBE_TX_WTHRESH 1
 
 /*
- * The 82599 boards we drive. All of them leave the link mode to the EEPROM-loaded AUTOC/AUTOC2
- * and need no external PHY and no SFP+ module handling from the driver:
- *  - SFP+ (SFI): the MAC drives the module's 10G serial lanes itself. We do not read the module
- *    over I2C (no type check, no module-specific EEPROM init sequence); docs/hardware.md says
- *    what that means for which modules.
- *  - backplane (KX4/KX/KR): clause 73 auto-negotiation runs in the MAC.
+ * The 82599 boards we drive. None needs an external PHY:
+ *  - SFP+ (SFI): the MAC drives the module's serial lanes itself; the driver reads the module
+ *    over I2C, sets its laser, the NVM's init sequence and the mode its speed needs
+ *    (ixgbe_sfp.c; docs/hardware.md lists what was tested against which module).
+ *  - backplane (KX4/KX/KR): the EEPROM-loaded AUTOC/AUTOC2 select clause 73 auto-negotiation,
+ *    which runs in the MAC.
  * Left out: T3 LOM 0x151C (external 10GBASE-T PHY set up over MDIO), CX4 0x10F9 and XAUI LOM
  * 0x10FC (parallel XAUI with, on the LOM, an external PHY), QSFP/quad-port 0x1558/0x154A and LS
  * 0x154F (media handled specially by Linux, no board to check against), the virtual function
@@ -121,6 +122,8 @@ static int ixgbe_master_disable(struct nic_port *p, unsigned *resets)
  * quiet. */
 static int ixgbe_global_reset(struct nic_port *p, unsigned resets, bool keep_link)
 {
+    /* Management firmware that must keep its link (MNG_VETO) gets a MAC-only reset. */
+    keep_link = keep_link || (nic_rd(p, IXGBE_MMNGC) & IXGBE_MMNGC_MNG_VETO);
     uint32_t bits = keep_link ? IXGBE_CTRL_RST : IXGBE_CTRL_RST | IXGBE_CTRL_LRST;
     for (unsigned i = 0; i < resets; i++) {
         nic_set(p, IXGBE_CTRL, bits);
@@ -189,26 +192,47 @@ static const char *ixgbe_link_mode(uint32_t autoc, uint32_t autoc2)
     }
 }
 
-/* §4.6.4: the EEPROM has set AUTOC/AUTOC2 for this board. SFP+ boards run 10G SFI: one whose
- * EEPROM starts it in 1G SFI while the serial PMA is SFI is moved to 10G serial (Linux does
- * the same when 10G is asked for); backplane boards keep their KX4/KX/KR auto-negotiation.
- * AUTOC.Restart_AN applies the setting and (re)starts the link; it comes up asynchronously
- * while RX and TX are set up, and ixgbe_wait_link waits for it at the end. */
+void ixgbe_autoc_write(struct nic_port *p, uint32_t autoc)
+{
+    if (nic_rd(p, IXGBE_MMNGC) & IXGBE_MMNGC_MNG_VETO) {
+        kprintf("%s: management firmware vetoes link resets (MMNGC.MNG_VETO): link mode left "
+                "as it is (AUTOC 0x%08x, wanted 0x%08x)\n", p->name, nic_rd(p, IXGBE_AUTOC),
+                autoc);
+        return;
+    }
+    nic_wr(p, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+}
+
+/* AUTOC2's link-disable bits, if the NVM loaded them (at every reset), hold the link off for
+ * good: clear them (Linux does so after every reset too), and say so. */
+static void ixgbe_enable_link(struct nic_port *p)
+{
+    uint32_t autoc2 = nic_rd(p, IXGBE_AUTOC2);
+    if (autoc2 & IXGBE_AUTOC2_LINK_DISABLE_MASK) {
+        kprintf("%s: the NVM left the link disabled (AUTOC2 0x%08x): enabling it\n", p->name,
+                autoc2);
+        nic_wr(p, IXGBE_AUTOC2, autoc2 & ~IXGBE_AUTOC2_LINK_DISABLE_MASK);
+    }
+}
+
+/* §4.6.4: the EEPROM has set AUTOC/AUTOC2 for this board. An SFP+ board gets the mode its
+ * module needs (ixgbe_sfp.c: 10G SFI, or 1G); backplane boards keep their KX4/KX/KR
+ * auto-negotiation. AUTOC.Restart_AN applies the setting and (re)starts the link; it comes up
+ * asynchronously while RX and TX are set up, and ixgbe_wait_link waits for it at the end. */
 static int ixgbe_setup_link(struct nic_port *p)
 {
-    uint32_t autoc = nic_rd(p, IXGBE_AUTOC), autoc2 = nic_rd(p, IXGBE_AUTOC2);
-    uint32_t lms = autoc & IXGBE_AUTOC_LMS_MASK;
+    uint32_t autoc = nic_rd(p, IXGBE_AUTOC);
 
     if (autoc == NIC_ALL_ONES) {
         return nic_fail(p, "link setup (AUTOC)", IXGBE_AUTOC, autoc, "a readable register");
     }
-    if (ixgbe_id(p->pci)->sfp &&
-        (lms == IXGBE_AUTOC_LMS_1G_LINK_NO_AN || lms == IXGBE_AUTOC_LMS_1G_AN) &&
-        (autoc & IXGBE_AUTOC_1G_PMA_PMD_MASK) == 0 /* 1G SFI */ &&
-        (autoc2 & IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_MASK) == IXGBE_AUTOC2_10G_SFI) {
-        autoc = (autoc & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SERIAL;
+    if (p->media.cage) {
+        ixgbe_sfp_setup(p, &autoc);
+        if (!p->media.present || p->media.refused) {
+            return WS_OK; /* nothing to train against; housekeeping watches the cage */
+        }
     }
-    nic_wr(p, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+    ixgbe_autoc_write(p, autoc);
     return WS_OK;
 }
 
@@ -217,6 +241,9 @@ static int ixgbe_setup_link(struct nic_port *p)
 static int ixgbe_wait_link(struct nic_port *p)
 {
     uint32_t links;
+    if (p->media.cage && (!p->media.present || p->media.refused)) {
+        return WS_OK; /* no module to wait for: said so already */
+    }
     if (nic_poll(p, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, IXGBE_LINK_UP_TIMEOUT_US,
                    &links)) {
         return WS_OK;
@@ -569,6 +596,7 @@ static void ixgbe_housekeeping(struct nic_port *p)
 {
     uint32_t links = nic_rd(p, IXGBE_LINKS);
     if (links != NIC_ALL_ONES) {
+        ixgbe_sfp_poll(p);
         ixgbe_update_link(p, links);
         ixgbe_accumulate_stats(p);
     }
@@ -590,6 +618,7 @@ static void ixgbe_dump_regs(struct nic_port *p)
     static const struct nic_reg regs[] = {
         { "CTRL", IXGBE_CTRL },         { "STATUS", IXGBE_STATUS },
         { "CTRL_EXT", IXGBE_CTRL_EXT }, { "EEC", IXGBE_EEC },
+        { "ESDP", IXGBE_ESDP },         { "MMNGC", IXGBE_MMNGC },
         { "AUTOC", IXGBE_AUTOC },       { "AUTOC2", IXGBE_AUTOC2 },
         { "LINKS", IXGBE_LINKS },       { "HLREG0", IXGBE_HLREG0 },
         { "RXCTRL", IXGBE_RXCTRL },     { "RDRXCTL", IXGBE_RDRXCTL },
@@ -630,6 +659,9 @@ static int ixgbe_reset_and_identify(struct nic_port *p, bool keep_link)
     if (err == WS_OK) {
         ixgbe_disable_irqs(p); /* the reset restored the interrupt registers */
         err = ixgbe_wait_eeprom_and_dma(p);
+    }
+    if (err == WS_OK) {
+        ixgbe_enable_link(p); /* every reset reloads AUTOC2 from the NVM */
     }
     return err ? err : ixgbe_read_mac(p);
 }
@@ -709,7 +741,10 @@ static void ixgbe_quiesce(struct nic_port *p)
  *   3 EEPROM auto-read done       §4.6.3    EEC.ARD                   ixgbe_wait_eeprom_and_dma
  *   4 DMA init done               §4.6.3    RDRXCTL.DMAIDONE          ixgbe_wait_eeprom_and_dma
  *     MAC address, driver loaded  §8.2.3.7  RAL0/RAH0, CTRL_EXT       ixgbe_read_mac
+ *     NVM checksum                §6.3.4    EERD                      ixgbe_nvm_check
  *   5 link setup                  §4.6.4    AUTOC, AUTOC2             ixgbe_setup_link
+ *     (SFP+: module over I2C,     §8.2.3.1  I2CCTL, ESDP, CORECTL     ixgbe_sfp_setup)
+ *      laser, init sequence)
  *   6 statistics                  §4.6.5    RQSMR, clear-on-read reads ixgbe_init_stats
  *   7 receive                     §4.6.7    RXCTRL ... RDT            ixgbe_init_rx
  *   8 transmit                    §4.6.8    HLREG0, DMATXCTL, TXDCTL  ixgbe_init_tx
@@ -724,7 +759,9 @@ int ixgbe_probe(struct pci_dev *d, unsigned ncores)
     if (p == NULL) {
         return err;
     }
+    p->media.cage = ixgbe_id(d)->sfp;
     err = err ? err : ixgbe_reset_and_identify(p, false);
+    err = err ? err : ixgbe_nvm_check(p);
     err = err ? err : ixgbe_configure(p);
     err = err ? err : ixgbe_wait_link(p);
     if (err != WS_OK) {

@@ -50,9 +50,71 @@
 #define IXGBE_CTRL_EXT_NS_DIS 0x00010000UL   /* No Snoop Disable: §4.6.7 last step sets it */
 #define IXGBE_CTRL_EXT_DRV_LOAD 0x10000000UL /* tells firmware a driver owns the port */
 
+/* STATUS.LAN_ID: which port of the chip this function is (0 or 1): picks its semaphore and
+ * its NVM init sequence. */
+#define IXGBE_STATUS_LAN_ID 0x0000000CUL
+#define IXGBE_STATUS_LAN_ID_SHIFT 2
+
+/* ESDP: Extended SDP Control (§8.2.3.1.4). The pins' roles are the board's; on 82599 SFP+
+ * boards SDP2 reads module present, SDP3 drives the module's TX_DISABLE (Linux's usage). */
+#define IXGBE_ESDP 0x00020
+#define IXGBE_ESDP_SDP2 0x00000004UL     /* module present (input) */
+#define IXGBE_ESDP_SDP3 0x00000008UL     /* TX_DISABLE: 1 = laser off */
+#define IXGBE_ESDP_SDP3_DIR 0x00000800UL /* SDP3 is an output */
+
+/* I2CCTL: I2C Control (§8.2.3.1.5): the SFP+ cage's two-wire bus, bit-banged. Linux:
+ * IXGBE_I2CCTL_8259X and IXGBE_I2C_*_8259X. */
+#define IXGBE_I2CCTL 0x00028
+#define IXGBE_I2C_CLK_IN 0x00000001UL
+#define IXGBE_I2C_CLK_OUT 0x00000002UL
+#define IXGBE_I2C_DATA_IN 0x00000004UL
+#define IXGBE_I2C_DATA_OUT 0x00000008UL
+
+/* EERD: EEPROM Read (§8.2.3.2.2): one NVM word per request. */
+#define IXGBE_EERD 0x10014
+#define IXGBE_EEPROM_RW_REG_START 1  /* bit: start the read */
+#define IXGBE_EEPROM_RW_REG_DONE 2   /* mask: DONE, bit 1 */
+#define IXGBE_EEPROM_RW_ADDR_SHIFT 2 /* word address, bits 15:2 */
+#define IXGBE_EEPROM_RW_REG_DATA 16  /* data, bits 31:16 */
+#define IXGBE_EERD_MAX_ADDR 0x00003FFFUL
+#define IXGBE_EERD_TIMEOUT_US 10000
+/* NVM words (§6.2, §6.3.4): the checksum covers words 0x00-0x3F and the sections the pointer
+ * words 0x03-0x0E name (each a length word, then that many words), summing to 0xBABA. */
+#define IXGBE_EEPROM_CHECKSUM 0x3F
+#define IXGBE_EEPROM_SUM 0xBABA
+#define IXGBE_PCIE_ANALOG_PTR 0x03
+#define IXGBE_FW_PTR 0x0F
+/* The SFP+ init list: word 0x2B points at it; {SFP id, data pointer} pairs after a header
+ * word, 0xFFFF at the end; each data block a header word, then words for CORECTL to 0xFFFF. */
+#define IXGBE_PHY_INIT_OFFSET_NL 0x002B
+#define IXGBE_PHY_INIT_END_NL 0xFFFF
+
+/* SWSM / SW_FW_SYNC (GSSR): Software Semaphore and SW/FW synchronisation (§8.2.3.4.x, §10.5).
+ * SWSM.SMBI (a read that finds it clear takes it) guards SWESMBI, which guards GSSR; a GSSR
+ * resource is ours when its software bit is set and its firmware bit (<< 5) is clear.
+ * Linux: IXGBE_SWSM_8259X. */
+#define IXGBE_SWSM 0x10140
+#define IXGBE_SWSM_SMBI 0x00000001UL
+#define IXGBE_SWSM_SWESMBI 0x00000002UL
+#define IXGBE_GSSR 0x10160
+#define IXGBE_GSSR_PHY0_SM 0x0002UL    /* LAN 0's PHY and I2C */
+#define IXGBE_GSSR_PHY1_SM 0x0004UL    /* LAN 1's */
+#define IXGBE_GSSR_MAC_CSR_SM 0x0008UL /* MAC control registers (AUTOC, CORECTL) */
+#define IXGBE_GSSR_FW_SHIFT 5
+#define IXGBE_SEMAPHORE_TIMEOUT_US 200000
+
+/* CORECTL: Core Analog Configuration (§8.2.3.22.x): the NVM's SFP+ init words go here. */
+#define IXGBE_CORECTL 0x014F00
+/* MMNGC: MNG_VETO set by manageability firmware that must not lose the link: no link reset. */
+#define IXGBE_MMNGC 0x042D0
+#define IXGBE_MMNGC_MNG_VETO 0x00000001UL
+
 /* EEC: EEPROM/Flash Control (§8.2.3.2.1). Linux: IXGBE_EEC_8259X. */
 #define IXGBE_EEC 0x10010
 #define IXGBE_EEC_ARD 0x00000200UL /* EEPROM Auto-Read Done after reset (§4.6.3) */
+#define IXGBE_EEC_SIZE 0x00007800UL /* EE_SIZE: the NVM holds 2^(EE_SIZE + 6) words */
+#define IXGBE_EEC_SIZE_SHIFT 11
+#define IXGBE_EEPROM_WORD_SIZE_SHIFT 6
 #define IXGBE_EEC_ARD_TIMEOUT_US 100000
 
 /* GCR_EXT: PCIe Control Extended (§8.2.3.4). Only for the master-disable flush. */
@@ -193,6 +255,7 @@
 #define IXGBE_AUTOC2_10G_KR (0x0UL << IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_SHIFT)
 #define IXGBE_AUTOC2_10G_XFI (0x1UL << IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_SHIFT)
 #define IXGBE_AUTOC2_10G_SFI (0x2UL << IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_SHIFT)
+#define IXGBE_AUTOC2_LINK_DISABLE_MASK 0x70000000UL /* NVM may load these: the link is held off */
 
 /* LINKS: Link Status (§8.2.3.22.20). Bit 7 ("link status" in early datasheets) is reserved
  * since Specification Update rev 3.7 (specification change 12): use LINK_UP, bit 30. */

@@ -100,6 +100,24 @@ struct nic_hw_stats {
     uint64_t rx_queue_drops[WS_MAX_CPUS]; /* RQDPC: per-queue drops (DROP_EN) */
 };
 
+/*
+ * struct nic_media: the module in a port's cage (82599 SFP+ boards), as the driver identified it
+ * from the module's SFF-8472 page; for `ports` and the console. Written by core 0 (bring-up,
+ * housekeeping); a board without a cage has cage = false and nothing else set.
+ */
+#define NIC_MEDIA_STR_BYTES 17 /* SFF-8472 vendor name / part number: 16 characters */
+struct nic_media {
+    bool cage;     /* the board has a module cage */
+    bool present;  /* a module sits in it */
+    bool refused;  /* present but not set up: unknown type or unreadable (laser kept off) */
+    bool laser_on; /* the driver lets the module transmit */
+    char kind[NIC_MEDIA_STR_BYTES];   /* "10GBASE-SR", "DA passive", "1000BASE-T", "unknown" */
+    char vendor[NIC_MEDIA_STR_BYTES]; /* as the module names itself, trailing spaces cut */
+    char part[NIC_MEDIA_STR_BYTES];
+    uint8_t oui[3];
+    uint8_t settle; /* housekeeping passes a newly inserted module has sat (driver's own) */
+};
+
 /* One queue pair, owned by core `index` of its port. Cache-line aligned: no sharing. */
 struct nic_queue {
     struct iring_rx rx;
@@ -128,6 +146,8 @@ struct nic_port {
     volatile bool link_up;
     volatile uint32_t speed_mbps;
     uint64_t link_changes;
+    struct nic_media media;
+    uint64_t module_events; /* modules inserted or removed since boot */
     struct nic_hw_stats hw;
 
     /* written by core 0 (fault handling), read by every core */

@@ -47,11 +47,11 @@ declare -A SRCS=(
         $OUT/lwip/liblwip.a"
     [fuzz_ixgbe_model]="tests/hostsim/ixgbe_platform.c tests/hostsim/ixgbe_appliance.c
         tests/hostsim/sim_frames.c
-        drivers/nic/ixgbe.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c
+        drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c
         drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c
         net/neigh.c net/inet.c drivers/nic/rss.c kernel/err.c tests/model/ixgbe_model.c
         tests/model/ixgbe_model_queue.c tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c
-        tests/model/ixgbe_model_tx.c"
+        tests/model/ixgbe_model_tx.c tests/model/ixgbe_model_sfp.c"
 )
 # Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
 # eviction and out-of-memory paths (see the harnesses): the same code, other sizes. fuzz_tx_ring

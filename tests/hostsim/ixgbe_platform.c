@@ -803,6 +803,30 @@ struct xs_port *xs_port(unsigned i)
     return &xs_ports[i];
 }
 
+/* xs_model_new: port p's model at power-on: an SFP+ board with an SR optic, or cfg's board
+ * (its MAC replaced by the port's). */
+static void xs_model_new(struct xs_port *p, const struct ixgbe_model_config *cfg)
+{
+    struct ixgbe_model_ops ops = {
+        .dma_read = xs_dma_read,
+        .dma_write = xs_dma_write,
+        .msix_notify = xs_msix_notify,
+        .tx_frame = xs_tx_frame,
+        .misuse = xs_misuse,
+        .ctx = p,
+    };
+    struct ixgbe_model_config c;
+    if (cfg) {
+        c = *cfg;
+        memcpy(c.mac, p->mac, 6);
+    }
+    p->m = cfg ? ixgbe_model_new_config(&ops, &c) : ixgbe_model_new(&ops, p->mac);
+    if (p->m == NULL) {
+        fprintf(stderr, "ixgbe_sim: the model could not be created\n");
+        abort();
+    }
+}
+
 void xs_platform_init(unsigned ncores, bool verbose)
 {
     static const uint8_t mac_base[6] = { 0x00, 0x1b, 0x21, 0x57, 0x53, 0x00 }; /* Intel OUI */
@@ -831,19 +855,7 @@ void xs_platform_init(unsigned ncores, bool verbose)
         p->bar4 = p->bar0 + XS_BAR0_BYTES;
         memcpy(p->mac, mac_base, 6);
         p->mac[5] = (uint8_t)i;
-        struct ixgbe_model_ops ops = {
-            .dma_read = xs_dma_read,
-            .dma_write = xs_dma_write,
-            .msix_notify = xs_msix_notify,
-            .tx_frame = xs_tx_frame,
-            .misuse = xs_misuse,
-            .ctx = p,
-        };
-        p->m = ixgbe_model_new(&ops, p->mac);
-        if (p->m == NULL) {
-            fprintf(stderr, "ixgbe_sim: ixgbe_model_new failed\n");
-            abort();
-        }
+        xs_model_new(p, NULL);
         xs_cfg_init(p);
         /* What pci_init would have found: BARs sized, capability list walked. */
         p->pci = (struct pci_dev){ .bus = 0, .dev = (uint8_t)(2 + 2 * i), .fn = 0,
@@ -856,6 +868,14 @@ void xs_platform_init(unsigned ncores, bool verbose)
     for (unsigned i = 0; i < XS_PORTS; i++) {
         ixgbe_model_advance(xs_ports[i].m, xs_clock); /* power-on was long ago */
     }
+}
+
+void xs_port_board(unsigned port, const struct ixgbe_model_config *cfg)
+{
+    struct xs_port *p = &xs_ports[port];
+    ixgbe_model_free(p->m);
+    xs_model_new(p, cfg);
+    ixgbe_model_advance(p->m, xs_clock);
 }
 
 void xs_platform_free(void)

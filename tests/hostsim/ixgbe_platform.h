@@ -76,6 +76,11 @@ struct xs_port *xs_port(unsigned i);
 /* xs_port_of_nic: the model port behind a nic_port (by its pci_dev), or NULL. */
 struct xs_port *xs_port_of_pci(const struct pci_dev *d);
 
+/* xs_port_board: replace port's model by a power-on model of the board cfg describes (its
+ * MAC is the port's): before xs_boot, for boards other than the default SFP+ one with an SR
+ * optic (another module at power-on, a laser left off, MNG_VETO, an NVM image). */
+void xs_port_board(unsigned port, const struct ixgbe_model_config *cfg);
+
 /* The simulated clock: advancing it advances every model (and applies scheduled faults). */
 uint64_t xs_now(void);
 void xs_advance(uint64_t ns);

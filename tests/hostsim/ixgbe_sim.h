@@ -2,7 +2,8 @@
  * tests/hostsim/ixgbe_sim.h: what the parts of ixgbe_sim share. ixgbe_sim.c: reporting, frames,
  * running the appliance, main (one child process per test); ixgbe_sim_init.c: bring-up, the
  * datasheet's order in the model's access log, the failure cases, the link; ixgbe_sim_traffic.c:
- * RSS, ARP/ICMP, the million-frame stream. The platform under it all: ixgbe_platform.h.
+ * RSS, ARP/ICMP, the million-frame stream; ixgbe_sim_faults.c: faults with traffic flowing;
+ * ixgbe_sim_sfp.c: SFP+ modules, the board's NVM. The platform under it all: ixgbe_platform.h.
  */
 #ifndef WS_HOSTSIM_IXGBE_SIM_H
 #define WS_HOSTSIM_IXGBE_SIM_H
@@ -109,5 +110,11 @@ void xs_test_ping(void);
 void xs_test_stream(void);
 void xs_test_tx_hang(void);
 void xs_test_gone_traffic(void);
+void xs_test_sfp_pull(void);
+void xs_test_sfp_modules(void);
+void xs_test_sfp_empty(void);
+void xs_test_sfp_refused(void);
+void xs_test_sfp_board(void);
+void xs_test_nvm_checksum(void);
 
 #endif

@@ -417,3 +417,71 @@ void xs_test_gone_traffic(void)
                      b.tx_flushed_fwd[1], b.link_down[0]);
     }
 }
+
+/* --- sfp-pull ------------------------------------------------------------------------------ */
+
+#define XS_PULL_FRAMES ((uint64_t)100000)
+#define XS_PULL_BEFORE ((uint64_t)30000)
+
+/*
+ * port1's SFP+ module is pulled mid-stream and pushed back 500 ms later: the driver reports
+ * both, the link goes down and comes back once the module is set up again, and every frame is
+ * delivered or counted (egress link down, a full TX ring, or flushed).
+ */
+void xs_test_sfp_pull(void)
+{
+    static struct xs_run r;
+    struct sim *s = &xs_sim;
+    xs_run_init(&r, XS_PULL_FRAMES);
+    if (!xs_boot_stream(&r)) {
+        free(s->seen);
+        return;
+    }
+    struct nic_port *p1 = nic_port(1);
+    xs_stream_until(&r, XS_PULL_BEFORE);
+    xs_expect("frames before the pull: delivered", s->unique, XS_PULL_BEFORE);
+
+    xs_console_clear();
+    ixgbe_model_set_module(xs_port(1)->m, IXGBE_MODEL_MODULE_NONE);
+    uint64_t t_pull = xs_now();
+    while (xs_now() - t_pull < 500 * XS_MS && xs_failures() < 20) {
+        xs_pass(&r, XS_SLOW_BURST, XS_MS);
+    }
+    ixgbe_model_set_module(xs_port(1)->m, IXGBE_MODEL_MODULE_SR);
+    uint64_t t_push = xs_now();
+    while (!p1->link_up && xs_now() - t_push < 2000 * XS_MS && xs_failures() < 20) {
+        xs_pass(&r, XS_SLOW_BURST, XS_MS);
+    }
+    uint64_t back_ms = (xs_now() - t_push) / XS_MS, resumed_from = r.next;
+    xs_stream_until(&r, XS_PULL_FRAMES);
+    nic_housekeeping();
+
+    xs_expect("console: module removed", xs_console_count("port1: SFP+ module removed"), 1);
+    xs_expect("console: module inserted", xs_console_count("port1: SFP+ module inserted"), 1);
+    xs_expect("console: link down", xs_console_count("port1: link down"), 1);
+    xs_expect("console: link up", xs_console_count("port1: link up"), 1);
+    xs_expect("port1 module_events", p1->module_events, 2);
+    xs_expect("port1 tx_hangs (a dark link is not a hang)", p1->tx_hangs, 0);
+    XS_CHECK(p1->link_up && back_ms >= 300 && back_ms <= 600, "link %s %" PRIu64 " ms after the "
+             "push (want up after the 300 ms settle, within 600)", p1->link_up ? "up" : "down",
+             back_ms);
+    xs_check_hosts();
+    struct xs_books b;
+    xs_books(&b);
+    xs_expect("frames after the link came back: missing",
+              xs_frames_missing(resumed_from, s->nframes), 0);
+    uint64_t lost = b.ring_full[1] + b.tx_flushed_fwd[1] + b.link_down[0];
+    xs_expect("stream frames = delivered + ring_full + tx_flushed + egress_link_down",
+              s->nframes, s->unique + lost);
+    XS_CHECK(b.link_down[0] > 0, "nothing counted as egress_link_down while the cage was empty");
+    xs_check_pools_home();
+    free(s->seen);
+    if (xs_failures() == 0) {
+        xs_summarize("port1's module pulled at %" PRIu64 " frames and pushed back 500 ms later: "
+                     "removal, insertion, link down and up reported once each, link back %" PRIu64
+                     " ms after the push; %" PRIu64 " frames, %" PRIu64 " delivered, %" PRIu64
+                     " counted (egress_link_down %" PRIu64 ", ring_full %" PRIu64 ", tx_flushed %"
+                     PRIu64 "); pools full", XS_PULL_BEFORE, back_ms, s->nframes, s->unique,
+                     lost, b.link_down[0], b.ring_full[1], b.tx_flushed_fwd[1]);
+    }
+}

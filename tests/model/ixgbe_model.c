@@ -1,7 +1,8 @@
 /*
  * tests/model/ixgbe_model.c: one 82599 port, modelled from the Intel 82599 10 GbE Controller
  * Datasheet (331520, rev 3.x): register file and dispatch, reset and init-time status, link,
- * statistics registers, time, the public API. Queue ring registers and enable latching are in
+ * statistics registers, time, the public API. The SFP+ cage (I2C, SDP pins, module init
+ * sequences, what the link needs) is in ixgbe_model_sfp.c. Queue ring registers and enable latching are in
  * ixgbe_model_queue.c, RX in ixgbe_model_rx.c, TX in ixgbe_model_tx.c, interrupts and MSI-X in
  * ixgbe_model_irq.c. Register map and state: ixgbe_model_int.h.
  *
@@ -14,7 +15,10 @@
  *    while set the model does no DMA (RX drops, TX waits).
  *  - Link (§4.6.4, LINKS §8.2.3.22): training starts at power-on, after a reset that left the link
  *    down, on AUTOC.Restart_AN (which also drops an up link; the bit self-clears), and on
- *    plugging the cable; LINKS reads Link_Up|10G IXGBE_MODEL_LINK_UP_NS later. Every link change
+ *    plugging the cable; LINKS reads Link_Up|10G (1G in the 1G modes) IXGBE_MODEL_LINK_UP_NS
+ *    later, if what the link needs is there when training completes (on an SFP+ board: the
+ *    module, its laser, the mode and init sequence it needs, see ixgbe_model_sfp.c; on every
+ *    board: AUTOC2's link-disable bits clear); otherwise training fails. Every link change
  *    raises EICR.LSC. AUTOC/AUTOC2 reset to what the board's EEPROM loads (ixgbe_model_config:
  *    an SFP+ port, LMS 10G serial + SFI, unless told otherwise); in the backplane
  *    auto-negotiation modes LINKS also reports KX_AN_COMP once the link is up.
@@ -43,8 +47,8 @@
  *    low-latency interrupts and CNT_WDIS, EIAM auto-mask on EICR read/EICS write, the MSI-X
  *    function mask and enable (PCI config space: the embedder's business).
  *  - EEPROM writes (EEWR) and bit-banging, flash, firmware/manageability (no firmware ever holds
- *    SWSM.SWESMBI or a GSSR bit), PHY/I2C/SDP, SFP module identification, speeds other than
- *    10G, flow control (pause frames), LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
+ *    SWSM.SWESMBI or a GSSR bit; MMNGC.MNG_VETO is a board option, ixgbe_model_sfp.c), an
+ *    external PHY, 100M, flow control (pause frames), LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
  *    than 0/1 is reported "not modelled"),
  *    flow director beyond INIT_DONE (filters are stored, never matched: RSS decides), 5-tuple/
  *    EtherType/SYN filters, VLAN filtering, stripping and insertion.
@@ -146,7 +150,10 @@ static void ixm_log(struct ixgbe_model *m, unsigned bar, uint32_t off, uint32_t 
 /* Reset values of the registers the model interprets; everything else resets to 0. */
 static void ixm_regs_reset(struct ixgbe_model *m)
 {
+    uint32_t esdp = m->regs[IXM_ESDP / 4]; /* kept: the SDP pins are NVM-set at power-on only */
+
     memset(m->regs, 0, sizeof(m->regs));
+    m->regs[IXM_ESDP / 4] = esdp;
     m->regs[IXM_AUTOC / 4] = m->autoc_reset; /* EEPROM-loaded: the board's link mode */
     m->regs[IXM_AUTOC2 / 4] = m->autoc2_reset;
     m->regs[IXM_HLREG0 / 4] = IXM_HLREG0_TXCRCEN | IXM_HLREG0_RXCRCSTRP | IXM_HLREG0_TXPADEN;
@@ -162,7 +169,8 @@ static void ixm_regs_reset(struct ixgbe_model *m)
     m->regs[IXM_RAH(0) / 4] = (uint32_t)m->mac[4] | (uint32_t)m->mac[5] << 8 | IXM_RAH_AV;
 }
 
-/* ixm_start_training: the MAC starts bringing the link up (if a cable is plugged in). */
+/* ixm_start_training: the MAC starts bringing the link up (if a cable is plugged in). Whether
+ * it succeeds (module, laser, mode: ixgbe_model_sfp.c) is decided when training completes. */
 static void ixm_start_training(struct ixgbe_model *m, uint64_t from)
 {
     if (!m->cable) {
@@ -181,6 +189,21 @@ static void ixm_link_change(struct ixgbe_model *m, bool up)
     ixm_irq_other_event(m, IXM_EICR_LSC); /* EICR.LSC (§7.3.1, §8.2.3.5.1) */
     if (up) {
         ixm_tx_run_all(m);
+    }
+}
+
+/*
+ * ixm_link_recheck: something the link needs may have changed (a module, the laser, AUTOC2).
+ * An up link that lost it goes down; with may_start, a down link that now has everything starts
+ * training by itself (SFI has no auto-negotiation: the PCS locks once light arrives).
+ */
+void ixm_link_recheck(struct ixgbe_model *m, bool may_start)
+{
+    bool ok = ixm_sfp_link_ok(m);
+    if (m->link_up && !ok) {
+        ixm_link_change(m, false);
+    } else if (may_start && ok && !m->link_up && !m->training && !m->resetting) {
+        ixm_start_training(m, m->now);
     }
 }
 
@@ -271,7 +294,8 @@ static void ixm_msca_write(struct ixgbe_model *m, uint32_t val)
     }
 }
 
-/* The model's own EEPROM image: module pointers absent, PBA 000000-000, valid checksum. */
+/* The model's own EEPROM image: module pointers absent, PBA 000000-000, the SFP+ init list
+ * at word 0x80 (ixgbe_model_sfp.c), valid checksum. */
 static void ixm_eeprom_default(struct ixgbe_model *m)
 {
     uint16_t sum = 0;
@@ -283,6 +307,7 @@ static void ixm_eeprom_default(struct ixgbe_model *m)
     for (unsigned w = 0x40; w < IXM_EEPROM_WORDS; w++) {
         m->eeprom[w] = 0xFFFFu;
     }
+    ixm_sfp_eeprom_list(m->eeprom, 0x80);
     for (unsigned w = 0; w < IXM_EEPROM_CHECKSUM_WORD; w++) {
         sum = (uint16_t)(sum + m->eeprom[w]);
     }
@@ -407,6 +432,9 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
     if (ixm_queue_read(m, off, &v)) {
         return v;
     }
+    if (ixm_sfp_read(m, off, &v)) {
+        return v;
+    }
     v = m->regs[off / 4];
     switch (off) {
     case IXM_CTRL:
@@ -419,7 +447,7 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
     case IXM_RDRXCTL:
         return (v & ~IXM_RDRXCTL_DMAIDONE) | (m->dmaidone ? IXM_RDRXCTL_DMAIDONE : 0);
     case IXM_LINKS: /* backplane modes report their clause 73 auto-negotiation done too */
-        return m->link_up ? IXM_LINKS_UP | IXM_LINKS_SPEED_10G |
+        return m->link_up ? IXM_LINKS_UP | ixm_sfp_links_speed(m) |
                                 (ixm_autoneg_mode(m) ? IXM_LINKS_KX_AN_COMP : 0)
                           : 0;
     case IXM_SWSM: /* a read that finds SMBI clear takes the semaphore (§10.5.1 style) */
@@ -454,13 +482,16 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
     if (ixm_is_stat(off) || ixm_ctr36_at(m, off, &(bool){false}) != NULL) {
         return; /* statistics are read-only (and some sit inside the queue blocks) */
     }
-    if (ixm_queue_write(m, off, val)) {
+    if (ixm_queue_write(m, off, val) || ixm_sfp_write(m, off, val)) {
         return;
     }
     old = m->regs[off / 4];
     switch (off) {
     case IXM_CTRL:
         m->regs[off / 4] = val & ~(IXM_CTRL_RST | IXM_CTRL_LRST);
+        if ((val & IXM_CTRL_LRST) && ixm_mng_veto_refuses(m, "CTRL.LRST")) {
+            val = (val & ~IXM_CTRL_LRST) | IXM_CTRL_RST; /* the MAC resets, the link stays */
+        }
         if (val & (IXM_CTRL_RST | IXM_CTRL_LRST)) {
             ixm_reset_start(m, (val & IXM_CTRL_LRST) != 0);
         } else if ((old & IXM_CTRL_GIO_DIS) && !(val & IXM_CTRL_GIO_DIS)) {
@@ -488,6 +519,10 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
         m->regs[off / 4] = val & (IXM_SWSM_SMBI | IXM_SWSM_SWESMBI);
         return;
     case IXM_AUTOC:
+        if ((val != old || (val & IXM_AUTOC_RESTART_AN)) &&
+            ixm_mng_veto_refuses(m, "an AUTOC write")) {
+            return;
+        }
         m->regs[off / 4] = val & ~IXM_AUTOC_RESTART_AN;
         if (val & IXM_AUTOC_RESTART_AN) { /* §4.6.4: apply settings, restart the link */
             ixm_link_change(m, false);
@@ -607,8 +642,8 @@ void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns)
     }
     if (m->training && !m->resetting && m->now >= m->link_up_at &&
         !m->faults[IXGBE_MODEL_FAULT_LINK_NEVER_UP]) {
-        m->training = false;
-        ixm_link_change(m, true);
+        m->training = false; /* it failed if the media is not ready: a restart tries again */
+        ixm_link_change(m, ixm_sfp_link_ok(m));
     }
     ixm_queue_latches(m); /* a TX queue that latches enabled runs then */
     ixm_irq_poll(m);
@@ -669,7 +704,9 @@ void ixgbe_model_fault(struct ixgbe_model *m, enum ixgbe_model_fault f, bool on)
 struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uint8_t mac[6])
 {
     struct ixgbe_model_config cfg = {.autoc = IXGBE_MODEL_AUTOC_SFI,
-                                     .autoc2 = IXGBE_MODEL_AUTOC2_SFI};
+                                     .autoc2 = IXGBE_MODEL_AUTOC2_SFI,
+                                     .sfp_cage = true,
+                                     .module = IXGBE_MODEL_MODULE_SR};
 
     if (!mac) {
         return NULL;
@@ -714,6 +751,7 @@ struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
     } else {
         ixm_eeprom_default(m);
     }
+    ixm_sfp_init(m, cfg);
     /* Power-on: the device has long finished its own reset, auto-read and DMA init. */
     ixm_regs_reset(m);
     ixm_irq_reset(m);

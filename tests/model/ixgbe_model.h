@@ -112,18 +112,44 @@ struct ixgbe_model_log_entry {
  * KX4/KX/KR auto-negotiation (LMS 100b with the KX4/KX/KR "supported" bits it wires). eeprom is
  * the image EERD reads, eeprom_words long (at most IXGBE_MODEL_EEPROM_WORDS; the rest reads
  * 0xFFFF); NULL gives the model's own minimal image: module pointers absent (0xFFFF), PBA
- * 000000-000, a valid checksum (word 0x3F, the words 0x00..0x3F summing to 0xBABA).
+ * 000000-000, the SFP+ init list (word 0x2B -> 0x80), a valid checksum (word 0x3F, the words
+ * 0x00..0x3F summing to 0xBABA).
  */
 #define IXGBE_MODEL_EEPROM_WORDS 512u
 #define IXGBE_MODEL_AUTOC_SFI 0x00006000u          /* LMS 10G serial */
 #define IXGBE_MODEL_AUTOC2_SFI 0x00020000u         /* 10G serial PMA/PMD: SFI */
 #define IXGBE_MODEL_AUTOC_BACKPLANE_KR 0x40018200u /* LMS KX4/KX/KR AN, KX and KR, 1G KX */
 #define IXGBE_MODEL_AUTOC2_BACKPLANE_KR 0x00000000u /* 10G serial PMA/PMD: KR */
+/*
+ * The SFP+ cage (ixgbe_model_sfp.c): what sits in it. Each kind has its own SFF-8472 image
+ * (ixgbe_model_module_image) and needs its own setup before the link comes up; see the comment
+ * at the top of ixgbe_model_sfp.c.
+ */
+enum ixgbe_model_module {
+    IXGBE_MODEL_MODULE_NONE,       /* empty cage */
+    IXGBE_MODEL_MODULE_SR,         /* 10GBASE-SR optic (Intel OUI) */
+    IXGBE_MODEL_MODULE_LR,         /* 10GBASE-LR optic (Intel OUI) */
+    IXGBE_MODEL_MODULE_DA_PASSIVE, /* passive direct-attach copper cable */
+    IXGBE_MODEL_MODULE_DA_ACTIVE,  /* active (limiting) direct-attach cable */
+    IXGBE_MODEL_MODULE_1G_SX,      /* 1000BASE-SX optic */
+    IXGBE_MODEL_MODULE_1G_LX,      /* 1000BASE-LX optic */
+    IXGBE_MODEL_MODULE_1G_T,       /* 1000BASE-T copper module */
+    IXGBE_MODEL_MODULE_UNKNOWN,    /* an SFP whose compliance codes name nothing */
+    IXGBE_MODEL_MODULE_COUNT
+};
+#define IXGBE_MODEL_MODULE_BYTES 256u /* one I2C device page (A0h, A2h) */
+
 struct ixgbe_model_config {
     uint8_t mac[6];
     uint32_t autoc, autoc2;
     const uint16_t *eeprom;
     size_t eeprom_words;
+    /* An SFP+ board (a cage with I2C and SDP pins) holding `module` at power-on; false: a
+     * backplane board (no cage; the link needs only the cable). */
+    bool sfp_cage;
+    enum ixgbe_model_module module;
+    bool laser_off;   /* ESDP drives TX_DISABLE at power-on (a previous owner turned it off) */
+    bool mng_veto;    /* MMNGC.MNG_VETO: the management firmware forbids link resets */
 };
 
 /*
@@ -134,7 +160,7 @@ struct ixgbe_model_config {
  */
 struct ixgbe_model *ixgbe_model_new(const struct ixgbe_model_ops *ops, const uint8_t mac[6]);
 /* ixgbe_model_new_config: the same for a board described by cfg (ixgbe_model_new is an SFP+
- * board with the model's own EEPROM image). */
+ * board with an SR optic in the cage and the model's own EEPROM image). */
 struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
                                            const struct ixgbe_model_config *cfg);
 void ixgbe_model_free(struct ixgbe_model *m);
@@ -182,6 +208,26 @@ uint64_t ixgbe_model_next_event(const struct ixgbe_model *m);
 void ixgbe_model_set_link(struct ixgbe_model *m, bool up);
 
 void ixgbe_model_fault(struct ixgbe_model *m, enum ixgbe_model_fault f, bool on);
+
+/* ixgbe_model_set_module: pull the module out of the cage and/or push `module` in (NONE: leave
+ * it empty). The link drops when a module leaves; SDP2 follows, and raises EICR.GPI_SDP2 if
+ * GPIE.SDP2_GPIEN. No effect on a board without a cage. */
+void ixgbe_model_set_module(struct ixgbe_model *m, enum ixgbe_model_module module);
+enum ixgbe_model_module ixgbe_model_module(const struct ixgbe_model *m);
+/* ixgbe_model_module_image: the A0h page (SFF-8472 serial ID, checksums valid) of `module`
+ * into out (IXGBE_MODEL_MODULE_BYTES); all zeros for NONE. */
+void ixgbe_model_module_image(enum ixgbe_model_module module, uint8_t *out);
+/* ixgbe_model_module_name: "SR", "DA-passive", ... (the QEMU property's spelling), or NULL;
+ * ixgbe_model_module_by_name: the reverse, COUNT if name is none of them. */
+const char *ixgbe_model_module_name(enum ixgbe_model_module module);
+enum ixgbe_model_module ixgbe_model_module_by_name(const char *name);
+/* ixgbe_model_module_corrupt: flip a byte of the module's A0h image (its checksum then fails). */
+void ixgbe_model_module_corrupt(struct ixgbe_model *m);
+/* ixgbe_model_laser_on: does the module transmit (present, and ESDP does not drive
+ * TX_DISABLE)? ixgbe_model_sfp_sequence: the NVM init sequence (its SFP id, Linux's
+ * numbering) the driver last wrote to CORECTL in full, or -1. */
+bool ixgbe_model_laser_on(const struct ixgbe_model *m);
+int ixgbe_model_sfp_sequence(const struct ixgbe_model *m);
 
 /* ---- introspection for tests ---- */
 void ixgbe_model_counters(const struct ixgbe_model *m, struct ixgbe_model_counters *out);

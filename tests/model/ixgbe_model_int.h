@@ -54,6 +54,30 @@
 #define IXM_FWSM 0x10148u
 #define IXM_FWSM_FW_VAL 0x00008000u
 
+/* SW_FW_SYNC (GSSR, §8.2.3.4.x): which of software and firmware holds which shared resource
+ * (EEPROM, PHY0/1 = each port's I2C/MDIO, MAC CSRs). Plain storage: no firmware takes one. */
+#define IXM_GSSR 0x10160u
+/* The NVM's SFP+ init list (§6.x "PHY init" pointer; Linux: IXGBE_PHY_INIT_OFFSET_NL). */
+#define IXM_EEPROM_PHY_INIT_PTR 0x2Bu
+#define IXM_EEPROM_LIST_END 0xFFFFu
+
+/* ---- SFP+ cage: SDP pins and I2C (§8.2.3.1.x ESDP, I2CCTL) ------------------------------ */
+#define IXM_ESDP 0x00020u
+#define IXM_ESDP_SDP2 0x00000004u     /* input: module present (1) on SFP+ boards */
+#define IXM_ESDP_SDP3 0x00000008u     /* output: the module's TX_DISABLE (1 = laser off) */
+#define IXM_ESDP_SDP5 0x00000020u     /* output: rate select (dual-rate modules only) */
+#define IXM_ESDP_SDP_DIR(n) (0x100u << (n)) /* 1 = output */
+#define IXM_I2CCTL 0x00028u
+#define IXM_I2CCTL_CLK_IN 0x1u
+#define IXM_I2CCTL_CLK_OUT 0x2u
+#define IXM_I2CCTL_DATA_IN 0x4u
+#define IXM_I2CCTL_DATA_OUT 0x8u
+/* CORECTL: the analog core's control port; the NVM's SFP+ init sequence is written here. */
+#define IXM_CORECTL 0x014F00u
+/* MMNGC: MNG_VETO, set by management firmware that forbids link resets (§8.2.3.22.x). */
+#define IXM_MMNGC 0x042D0u
+#define IXM_MMNGC_MNG_VETO 0x00000001u
+
 /* ---- Interrupts (§8.2.3.5, behaviour §7.3) ---------------------------------------------- */
 #define IXM_EICR 0x00800u
 #define IXM_EICS 0x00808u
@@ -66,6 +90,7 @@
 #define IXM_EIMC 0x00888u
 #define IXM_EIAM 0x00890u
 #define IXM_GPIE 0x00898u
+#define IXM_GPIE_SDP2_GPIEN 0x00000004u /* SDP2 (module presence) changes raise GPI_SDP2 */
 #define IXM_GPIE_MSIX_MODE 0x00000010u /* Multiple_MSIX */
 #define IXM_GPIE_OCD 0x00000020u       /* other clear disable: EICR read keeps bits 30:16 */
 #define IXM_GPIE_EIAME 0x40000000u     /* EIAM applies when an MSI-X message is sent */
@@ -81,6 +106,7 @@
 #define IXM_EICR_RTXQ 0x0000FFFFu  /* vectors 0..15 in MSI-X mode */
 #define IXM_EICR_RX_MISS 0x00020000u
 #define IXM_EICR_LSC 0x00100000u
+#define IXM_EICR_GPI_SDP2 0x04000000u
 #define IXM_EICR_OTHER_MASK 0x7FFF0000u /* "other" causes, bits 30:16 */
 
 /* ---- Receive filtering and RSS (§8.2.3.7, behaviour §7.1.1, §7.1.2.8) ------------------- */
@@ -191,6 +217,7 @@
 #define IXM_LINKS 0x042A4u
 #define IXM_LINKS_UP 0x40000000u
 #define IXM_LINKS_SPEED_10G 0x30000000u
+#define IXM_LINKS_SPEED_1G 0x20000000u
 #define IXM_LINKS_KX_AN_COMP 0x80000000u /* backplane (clause 73) auto-negotiation completed */
 #define IXM_AUTOC_LMS_MASK 0x0000E000u
 #define IXM_AUTOC_LMS_1G_AN 0x00004000u
@@ -210,6 +237,10 @@
 #define IXM_FDIRCTRL_INIT_DONE 0x00000008u
 #define IXM_AUTOC2 0x042A8u
 #define IXM_AUTOC2_10G_SFI 0x00020000u
+#define IXM_AUTOC2_10G_PMA_MASK 0x00030000u
+#define IXM_AUTOC2_LINK_DISABLE_MASK 0x70000000u /* NVM-loaded: the link is held off */
+#define IXM_AUTOC_1G_PMA_KX 0x00000200u           /* clear: 1G SFI */
+#define IXM_AUTOC_LMS_1G_NO_AN 0x00000000u
 
 /* ---- Statistics (§8.2.3.23), all clear-on-read ----------------------------------------- */
 #define IXM_CRCERRS 0x04000u
@@ -329,6 +360,32 @@ struct ixm_txq {
     struct ixm_tx_ctx ctx[2];
 };
 
+/* The I2C slave side of the cage (the module's EEPROM at A0h, diagnostics at A2h). */
+enum ixm_i2c_state {
+    IXM_I2C_IDLE,     /* waiting for a START */
+    IXM_I2C_ADDR,     /* shifting in the device address byte */
+    IXM_I2C_OFFSET,   /* shifting in the byte offset */
+    IXM_I2C_WRITE,    /* shifting in data the master writes (ignored: read-only pages) */
+    IXM_I2C_ACK_OUT,  /* the slave drives ACK during the ninth clock */
+    IXM_I2C_READ,     /* the slave shifts a byte out */
+    IXM_I2C_ACK_IN,   /* the master ACKs (another byte) or NACKs (done) */
+};
+
+struct ixm_sfp {
+    bool cage;
+    enum ixgbe_model_module module;
+    uint8_t a0[IXGBE_MODEL_MODULE_BYTES], a2[IXGBE_MODEL_MODULE_BYTES];
+    /* I2C bus: the master's lines as last written, what the slave drives on SDA */
+    bool scl, sda_master, sda_slave;
+    enum ixm_i2c_state state, after_ack;
+    uint8_t shift, bits, device, offset;
+    bool master_acked;
+    /* CORECTL: how far the writes since the last change match each NVM sequence */
+    unsigned seq_pos[4];
+    int seq_loaded; /* SFP id (Linux's numbering) of the sequence last written in full, or -1 */
+    bool mng_veto;
+};
+
 struct ixgbe_model {
     struct ixgbe_model_ops ops;
     uint8_t mac[6];
@@ -349,6 +406,7 @@ struct ixgbe_model {
     bool training;
     uint64_t link_up_at;
     bool faults[IXGBE_MODEL_FAULT_COUNT];
+    struct ixm_sfp sfp;
 
     /* queues */
     bool latches_pending; /* some queue's latch_due may be set: advance() must look */
@@ -397,6 +455,18 @@ void ixm_ctr36_add(struct ixm_ctr36 *c, uint64_t n);
 uint32_t ixm_rxq_reg_off(unsigned q, uint32_t reg);
 uint32_t ixm_txq_reg_off(unsigned q, uint32_t reg);
 bool ixm_gone(const struct ixgbe_model *m);
+
+/* ixgbe_model.c: the link re-checks what it needs (a change of module, laser, mode) */
+void ixm_link_recheck(struct ixgbe_model *m, bool may_start);
+
+/* ixgbe_model_sfp.c */
+void ixm_sfp_init(struct ixgbe_model *m, const struct ixgbe_model_config *cfg);
+void ixm_sfp_eeprom_list(uint16_t *eeprom, unsigned at);
+bool ixm_sfp_read(const struct ixgbe_model *m, uint32_t off, uint32_t *val);
+bool ixm_sfp_write(struct ixgbe_model *m, uint32_t off, uint32_t val);
+bool ixm_sfp_link_ok(const struct ixgbe_model *m);
+uint32_t ixm_sfp_links_speed(const struct ixgbe_model *m);
+bool ixm_mng_veto_refuses(struct ixgbe_model *m, const char *what);
 
 /* ixgbe_model_queue.c */
 bool ixm_queue_read(const struct ixgbe_model *m, uint32_t off, uint32_t *val);

@@ -30,6 +30,12 @@ INDICES = (0, 1, 2, 7, 15, 16, 23, 24, 31, 32, 63, 64, 65, 127)
 ALIASES = {
     "IXGBE_CTRL_LRST": "IXGBE_CTRL_LNK_RST",  # CTRL bit 3 is "LRST" in the datasheet
     "IXGBE_EEC": "IXGBE_EEC_8259X",  # Linux's IXGBE_EEC(hw) picks per MAC; 8259X = 82599
+    "IXGBE_I2CCTL": "IXGBE_I2CCTL_8259X",  # likewise for I2CCTL and its bits
+    "IXGBE_I2C_CLK_IN": "IXGBE_I2C_CLK_IN_8259X",
+    "IXGBE_I2C_CLK_OUT": "IXGBE_I2C_CLK_OUT_8259X",
+    "IXGBE_I2C_DATA_IN": "IXGBE_I2C_DATA_IN_8259X",
+    "IXGBE_I2C_DATA_OUT": "IXGBE_I2C_DATA_OUT_8259X",
+    "IXGBE_SWSM": "IXGBE_SWSM_8259X",
 }
 
 # Registers whose entries 0-15 also answer at an 82598-compatible address, which Linux uses for
@@ -56,6 +62,8 @@ OWN = {
     "IXGBE_TXDCTL_PTHRESH_SHIFT": "TXDCTL field position; Linux writes it as a literal",
     "IXGBE_TXDCTL_HTHRESH_SHIFT": "TXDCTL field position; Linux writes it as a literal",
     "IXGBE_STAT36_HIGH_MASK": "bits 35:32 of a 36-bit octet counter (Linux drops them)",
+    "IXGBE_ESDP_SDP3_DIR": "SDP3's direction bit (Linux leaves it as the NVM set it)",
+    "IXGBE_GSSR_FW_SHIFT": "firmware bits sit 5 above software's (Linux: a literal 5)",
 }
 
 MASK64 = (1 << 64) - 1
