@@ -21,7 +21,8 @@
  *                                 monitor (qom-set <path> gone|tx-stalled on|off): tests
  *
  * PCI identity: 8086:1517, the 82599 KR backplane port (see qemu-82599/README.md for why this
- * variant). Capabilities at the 82599's offsets: PM 0x40, MSI-X 0x70 (64 vectors), PCIe 0xA0
+ * variant), or with sfp=on 8086:10FB, the SFP+ port, whose cage holds the `module` property's
+ * module (I2C, SDP pins and NVM init sequences: tests/model/ixgbe_model_sfp.c). Capabilities at the 82599's offsets: PM 0x40, MSI-X 0x70 (64 vectors), PCIe 0xA0
  * (5 GT/s x8). Not present: the I/O BAR, MSI, VPD, AER, ARI, SR-IOV (the model has none of
  * them). The model's own MSI-X table stays unmasked; the guest programs QEMU's.
  *
@@ -51,6 +52,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(Ixgbe82599State, IXGBE_82599)
 
 #define IX_DEVICE_ID_82599_KR 0x1517 /* Linux: IXGBE_DEV_ID_82599_KR */
+#define IX_DEVICE_ID_82599_SFP 0x10FB /* Linux: IXGBE_DEV_ID_82599_SFP (X520-DA2 class) */
 #define IX_REVISION 0x01             /* 82599 B0 stepping */
 #define IX_BAR_REGS 0
 #define IX_BAR_MSIX 4
@@ -76,6 +78,11 @@ struct Ixgbe82599State {
      * reset, which builds a new model, does not quietly heal them. */
     bool faults[IXGBE_MODEL_FAULT_COUNT];
     bool dma_blocked; /* DMA was refused (a bridge's Bus Master off) and said so */
+    /* The board: KR backplane (default) or SFP+ (property sfp=on), and what sits in the SFP+
+     * cage (property module, settable at run time: a pull or a push); kept across PCI resets,
+     * as the module stays in its cage. */
+    bool sfp;
+    enum ixgbe_model_module module;
 };
 
 /* ---- the model's callbacks ------------------------------------------------------------ */
@@ -302,7 +309,8 @@ static NetClientInfo ix_net_info = {
 
 /* ---- life cycle ----------------------------------------------------------------------- */
 
-/* A model in its power-on state for this port's MAC address, on a KR backplane board. */
+/* A model in its power-on state for this port's MAC address, on a KR backplane board or an
+ * SFP+ board with s->module in its cage. */
 static void ix_model_create(Ixgbe82599State *s)
 {
     const struct ixgbe_model_ops ops = {
@@ -314,8 +322,10 @@ static void ix_model_create(Ixgbe82599State *s)
         .ctx = s,
     };
     struct ixgbe_model_config cfg = {
-        .autoc = IXGBE_MODEL_AUTOC_BACKPLANE_KR,
-        .autoc2 = IXGBE_MODEL_AUTOC2_BACKPLANE_KR,
+        .autoc = s->sfp ? IXGBE_MODEL_AUTOC_SFI : IXGBE_MODEL_AUTOC_BACKPLANE_KR,
+        .autoc2 = s->sfp ? IXGBE_MODEL_AUTOC2_SFI : IXGBE_MODEL_AUTOC2_BACKPLANE_KR,
+        .sfp_cage = s->sfp,
+        .module = s->module,
     };
 
     memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
@@ -345,6 +355,9 @@ static void ix_realize(PCIDevice *pdev, Error **errp)
 
     pdev->config[PCI_CACHE_LINE_SIZE] = 0x10;
     pdev->config[PCI_INTERRUPT_PIN] = 1;
+    if (s->sfp) { /* the EEPROM of an SFP+ board loads its own Device ID */
+        pci_set_word(pdev->config + PCI_DEVICE_ID, IX_DEVICE_ID_82599_SFP);
+    }
 
     memory_region_init_io(&s->mmio, OBJECT(s), &ix_mmio_ops, s, "ixgbe-82599-regs",
                           IXGBE_MODEL_REGS_BYTES);
@@ -431,6 +444,7 @@ static const VMStateDescription ix_vmstate = {
 
 static const Property ix_properties[] = {
     DEFINE_NIC_PROPERTIES(Ixgbe82599State, conf),
+    DEFINE_PROP_BOOL("sfp", Ixgbe82599State, sfp, false),
 };
 
 static void ix_class_init(ObjectClass *klass, void *data)
@@ -448,7 +462,8 @@ static void ix_class_init(ObjectClass *klass, void *data)
     k->subsystem_id = 0;
     k->class_id = PCI_CLASS_NETWORK_ETHERNET;
     rc->phases.hold = ix_reset_hold;
-    dc->desc = "Intel 82599 10 GbE port (KR backplane), wirespeed's datasheet model";
+    dc->desc = "Intel 82599 10 GbE port (KR backplane, or SFP+ with sfp=on), wirespeed's "
+               "datasheet model";
     dc->vmsd = &ix_vmstate;
     device_class_set_props(dc, ix_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
@@ -510,9 +525,49 @@ static void ix_fault_set(Object *obj, Visitor *v, const char *name, void *opaque
     }
 }
 
+/* ---- the SFP+ cage ------------------------------------------------------------------- */
+
+/*
+ * module (string): what sits in the cage of an sfp=on port: none, sr, lr, da-passive,
+ * da-active, 1g-sx, 1g-lx, 1g-t, unknown (tests/model/ixgbe_model_sfp.c describes each). Set
+ * on the command line (-device ixgbe-82599,sfp=on,module=da-passive) or while the guest runs
+ * (HMP: qom-set <device path> module none, then ... module sr: a pull and a push).
+ */
+static char *ix_module_get(Object *obj, Error **errp)
+{
+    return g_strdup(ixgbe_model_module_name(IXGBE_82599(obj)->module));
+}
+
+static void ix_module_set(Object *obj, const char *value, Error **errp)
+{
+    Ixgbe82599State *s = IXGBE_82599(obj);
+    enum ixgbe_model_module k = ixgbe_model_module_by_name(value);
+
+    if (k == IXGBE_MODEL_MODULE_COUNT) {
+        error_setg(errp, "ixgbe-82599: module '%s' unknown: none, sr, lr, da-passive, "
+                   "da-active, 1g-sx, 1g-lx, 1g-t or unknown", value);
+        return;
+    }
+    s->module = k;
+    if (s->model) {
+        if (!s->sfp) {
+            error_setg(errp, "ixgbe-82599: this port has no SFP+ cage (sfp=off)");
+            return;
+        }
+        ix_advance(s);
+        ixgbe_model_set_module(s->model, k);
+        ix_settle(s);
+    }
+}
+
 static void ix_instance_init(Object *obj)
 {
     Ixgbe82599State *s = IXGBE_82599(obj);
+
+    s->module = IXGBE_MODEL_MODULE_SR;
+    object_property_add_str(obj, "module", ix_module_get, ix_module_set);
+    object_property_set_description(obj, "module", "what the SFP+ cage holds (sfp=on): none, "
+                                    "sr, lr, da-passive, da-active, 1g-sx, 1g-lx, 1g-t, unknown");
 
     device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex", "/ethernet-phy@0",
                                   DEVICE(obj));

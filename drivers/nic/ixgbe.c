@@ -192,6 +192,25 @@ static const char *ixgbe_link_mode(uint32_t autoc, uint32_t autoc2)
     }
 }
 
+/* ixgbe_lesm_enabled: does the NVM's firmware section say the firmware's link state machine
+ * (LESM) shares AUTOC with us? An absent section means no. */
+static bool ixgbe_lesm_enabled(struct nic_port *p)
+{
+    uint16_t fw, lesm, state;
+    return ixgbe_nvm_read(p, IXGBE_FW_PTR, &fw) == WS_OK && fw != 0 && fw != 0xFFFF &&
+           ixgbe_nvm_read(p, (unsigned)fw + IXGBE_FW_LESM_PARAMETERS_PTR, &lesm) == WS_OK &&
+           lesm != 0 && lesm != 0xFFFF &&
+           ixgbe_nvm_read(p, (unsigned)lesm + IXGBE_FW_LESM_STATE_1, &state) == WS_OK &&
+           (state & IXGBE_FW_LESM_STATE_ENABLED);
+}
+
+/*
+ * ixgbe_autoc_write: a new link mode, applied the way the 82599 Specification Update's
+ * "pipeline reset" asks (a restart alone can leave the MAC's link pipeline stuck): AUTOC with
+ * LMS bit 2 flipped and Restart_AN, wait for the link state machine to leave state 0 (ANLP1),
+ * then the wanted AUTOC with Restart_AN. Under the MAC CSR semaphore when the firmware's LESM
+ * shares AUTOC. Nothing at all while the management firmware vetoes link resets (MNG_VETO).
+ */
 void ixgbe_autoc_write(struct nic_port *p, uint32_t autoc)
 {
     if (nic_rd(p, IXGBE_MMNGC) & IXGBE_MMNGC_MNG_VETO) {
@@ -200,7 +219,25 @@ void ixgbe_autoc_write(struct nic_port *p, uint32_t autoc)
                 autoc);
         return;
     }
-    nic_wr(p, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+    bool lesm = ixgbe_lesm_enabled(p);
+    if (lesm && !ixgbe_swfw_take(p, IXGBE_GSSR_MAC_CSR_SM)) {
+        return; /* said why; the EEPROM's mode stays */
+    }
+    autoc |= IXGBE_AUTOC_AN_RESTART;
+    nic_wr(p, IXGBE_AUTOC, autoc ^ (0x4UL << IXGBE_AUTOC_LMS_SHIFT));
+    uint64_t deadline = time_deadline_us(IXGBE_PIPELINE_RESET_TIMEOUT_US);
+    uint32_t anlp1;
+    while (((anlp1 = nic_rd(p, IXGBE_ANLP1)) & IXGBE_ANLP1_AN_STATE_MASK) == 0 &&
+           !time_after(deadline)) {
+    }
+    if ((anlp1 & IXGBE_ANLP1_AN_STATE_MASK) == 0) {
+        kprintf("%s: note: link pipeline reset: ANLP1 stayed in state 0 (0x%08x) for %u ms\n",
+                p->name, anlp1, IXGBE_PIPELINE_RESET_TIMEOUT_US / 1000);
+    }
+    nic_wr(p, IXGBE_AUTOC, autoc);
+    if (lesm) {
+        ixgbe_swfw_give(p, IXGBE_GSSR_MAC_CSR_SM);
+    }
 }
 
 /* AUTOC2's link-disable bits, if the NVM loaded them (at every reset), hold the link off for

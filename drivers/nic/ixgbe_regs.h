@@ -105,6 +105,18 @@
 
 /* CORECTL: Core Analog Configuration (§8.2.3.22.x): the NVM's SFP+ init words go here. */
 #define IXGBE_CORECTL 0x014F00
+/* ANLP1: Auto-Negotiation Link Partner 1 (§8.2.3.22.x); AN_STATE leaves 0 once the MAC's link
+ * state machine has taken an AUTOC restart: the pipeline reset waits for that. */
+#define IXGBE_ANLP1 0x042B0
+#define IXGBE_ANLP1_AN_STATE_MASK 0x000F0000UL
+#define IXGBE_PIPELINE_RESET_TIMEOUT_US 40000
+/* LESM (link establishment state machine in firmware): enabled when the NVM says so, at
+ * word (word (FW_PTR) + LESM_PARAMETERS_PTR) + LESM_STATE_1; then AUTOC is written under the
+ * MAC CSR semaphore. */
+#define IXGBE_FW_LESM_PARAMETERS_PTR 0x2
+#define IXGBE_FW_LESM_STATE_1 0x1
+#define IXGBE_FW_LESM_STATE_ENABLED 0x8000
+
 /* MMNGC: MNG_VETO set by manageability firmware that must not lose the link: no link reset. */
 #define IXGBE_MMNGC 0x042D0
 #define IXGBE_MMNGC_MNG_VETO 0x00000001UL

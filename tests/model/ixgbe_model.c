@@ -26,6 +26,8 @@
  *    model's own (valid checksum, module pointers absent); EEC.EE_SIZE matches the image.
  *  - MDIO (MSCA/MSRWD, §8.2.3.22.11/12): commands complete at once; no PHY answers (all ones).
  *  - SWSM.SMBI (§8.2.3.4): a read that finds it clear sets it. FDIRCTRL.INIT_DONE reads 1.
+ *    ANLP1.AN_STATE reads 1 (not 0) once an AUTOC.Restart_AN ran since the last reset: the
+ *    pipeline reset of the Specification Update waits for it; other states are not modelled.
  *    FWSM.FW_VAL reads 1 once the EEPROM auto-read is done (Linux warns "firmware error"
  *    otherwise: on real boards the management firmware always loads).
  *  - Queue enable latching (§4.6.7.1, §4.6.8.1): RX/TXDCTL.ENABLE reads back the new value at the
@@ -223,6 +225,7 @@ static void ixm_reset_start(struct ixgbe_model *m, bool lrst)
     memset(m->qbtc, 0, sizeof(m->qbtc));
     m->ard = false;
     m->dmaidone = false;
+    m->an_started = false;
     m->resetting = true;
     m->reset_was_lrst = lrst;
     m->reset_done_at = m->now + IXGBE_MODEL_RESET_NS;
@@ -457,6 +460,8 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
         return v;
     case IXM_FWSM: /* the firmware is valid once the EEPROM has loaded it */
         return m->ard ? IXM_FWSM_FW_VAL : 0;
+    case IXM_ANLP1: /* the link state machine's state: not 0 once an AUTOC restart ran */
+        return (v & ~IXM_ANLP1_AN_STATE_STARTED) | (m->an_started ? IXM_ANLP1_AN_STATE_STARTED : 0);
     case IXM_FDIRCTRL: /* flow director tables are initialised at once (not modelled beyond) */
         return v | IXM_FDIRCTRL_INIT_DONE;
     case IXM_SECRXSTAT: /* the RX security path is idle (ready) while SECRXCTRL.RX_DIS holds it */
@@ -525,6 +530,7 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
         }
         m->regs[off / 4] = val & ~IXM_AUTOC_RESTART_AN;
         if (val & IXM_AUTOC_RESTART_AN) { /* §4.6.4: apply settings, restart the link */
+            m->an_started = true;
             ixm_link_change(m, false);
             m->training = false;
             ixm_start_training(m, m->now);

@@ -235,6 +235,9 @@
 /* FDIRCTRL: flow director control (§8.2.3.21.1); INIT_DONE once the tables are initialised. */
 #define IXM_FDIRCTRL 0x0EE00u
 #define IXM_FDIRCTRL_INIT_DONE 0x00000008u
+/* ANLP1: AN_STATE (19:16) leaves 0 once the link state machine took an AUTOC restart */
+#define IXM_ANLP1 0x042B0u
+#define IXM_ANLP1_AN_STATE_STARTED 0x00010000u
 #define IXM_AUTOC2 0x042A8u
 #define IXM_AUTOC2_10G_SFI 0x00020000u
 #define IXM_AUTOC2_10G_PMA_MASK 0x00030000u
@@ -404,6 +407,7 @@ struct ixgbe_model {
     bool cable;       /* the test's plug */
     bool link_up;
     bool training;
+    bool an_started; /* an AUTOC restart since the last reset (ANLP1.AN_STATE) */
     uint64_t link_up_at;
     bool faults[IXGBE_MODEL_FAULT_COUNT];
     struct ixm_sfp sfp;

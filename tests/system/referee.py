@@ -133,7 +133,8 @@ def build_initramfs():
 class Referee:
     """The Linux guest on two ixgbe-82599 ports whose netdevs are the given taps."""
 
-    def __init__(self, taps, errlog, monitor, smp=2, mem="512M"):
+    def __init__(self, taps, errlog, monitor, smp=2, mem="512M", nic_opts=None):
+        """nic_opts: more -device options per port (e.g. "sfp=on,module=sr")."""
         vmlinuz, initrd = build_initramfs()
         extra = ["-kernel", vmlinuz, "-initrd", initrd,
                  "-append", "console=ttyS0 loglevel=4 panic=-1",
@@ -141,7 +142,8 @@ class Referee:
                  "-monitor", f"unix:{monitor},server,nowait"]
         for i, tap in enumerate(taps):
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",
-                      "-device", nic_device("82599", f"n{i}", 2 + 2 * i)]
+                      "-device", nic_device("82599", f"n{i}", 2 + 2 * i) +
+                      (f",{nic_opts[i]}" if nic_opts and nic_opts[i] else "")]
         self.guest = Guest(smp=smp, mem=mem, extra=extra, monitor=False, qemu=QEMU_82599)
 
     def wait_ready(self, timeout=180):

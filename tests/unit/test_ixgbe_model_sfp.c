@@ -42,6 +42,8 @@
 #define T_LINKS_SPEED 0x30000000u
 #define T_AUTOC2 0x042A8
 #define T_MMNGC 0x042D0
+#define T_ANLP1 0x042B0
+#define T_ANLP1_AN_STATE 0x000F0000u
 #define T_CORECTL 0x014F00
 
 static const uint8_t MAC0[6] = {0x00, 0x1b, 0x21, 0x0a, 0x0b, 0x0c};
@@ -371,6 +373,18 @@ static void test_link_disable_bits_and_mng_veto(void **state)
     fx_free(f);
 }
 
+static void test_anlp1_state_leaves_zero_on_restart(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(IXGBE_MODEL_MODULE_SR, false, false);
+    wr(f, T_CTRL, T_CTRL_RST);
+    adv(f, IXGBE_MODEL_RESET_NS);
+    assert_int_equal(rd(f, T_ANLP1) & T_ANLP1_AN_STATE, 0);
+    restart_link(f);
+    assert_int_not_equal(rd(f, T_ANLP1) & T_ANLP1_AN_STATE, 0);
+    fx_free(f);
+}
+
 static void test_corrupt_module_page(void **state)
 {
     (void)state;
@@ -397,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_one_gig_module_needs_one_gig_mode),
         cmocka_unit_test(test_removal_and_insertion),
         cmocka_unit_test(test_link_disable_bits_and_mng_veto),
+        cmocka_unit_test(test_anlp1_state_leaves_zero_on_restart),
         cmocka_unit_test(test_corrupt_module_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
