@@ -208,7 +208,7 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanit
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
 	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
-	test_ixgbe_model test_ixgbe_model_sfp test_iperf3_proto test_nic_txwd test_netperf_proto
+	test_ixgbe_model test_ixgbe_model_sfp test_ixgbe_model_fc test_iperf3_proto test_nic_txwd test_netperf_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
@@ -226,9 +226,10 @@ test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c \
-	tests/model/ixgbe_model_sfp.c
+	tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
 test_ixgbe_model_sfp_SRCS := $(IXGBE_MODEL_SRCS)
+test_ixgbe_model_fc_SRCS := $(IXGBE_MODEL_SRCS)
 test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c
 
 # --- the sink's glue and lwIP on the host: tests/unit/test_sink_glue.c (here), the benchmark
@@ -267,9 +268,11 @@ unit: $(addprefix build/unit/,$(UNIT_TESTS))
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; build/unit/$$t; done
 
 # The 82599 device model's tests; the driver-against-model tests join here.
-test-model: build/unit/test_ixgbe_model build/unit/test_ixgbe_model_sfp build/hostsim/ixgbe_sim
+test-model: build/unit/test_ixgbe_model build/unit/test_ixgbe_model_sfp \
+		build/unit/test_ixgbe_model_fc build/hostsim/ixgbe_sim
 	build/unit/test_ixgbe_model
 	build/unit/test_ixgbe_model_sfp
+	build/unit/test_ixgbe_model_fc
 	build/hostsim/ixgbe_sim
 	$(PYTHON) -m pytest -q tests/model
 

@@ -251,6 +251,17 @@ const struct conf_key conf_keys[] = {
                "for the known types either way.",
     },
     {
+        .name = "nic.flow_control",
+        .type = CONF_ENUM,
+        .def = "full",
+        .choices = { { "off", 0 }, { "rx", 1 }, { "tx", 2 }, { "full", 3 } },
+        .macro = "CONFIG_NIC_FLOW_CONTROL",
+        .doc = "82599: IEEE 802.3x PAUSE. rx: TX stops while the peer says XOFF; tx: the NIC "
+               "sends XOFF when its receive buffer is nearly full (queues still drop on their "
+               "own when a core falls behind, so one slow core does not pause the port); full: "
+               "both, Linux's default; off: neither.",
+    },
+    {
         .name = "nic.bad_nvm",
         .type = CONF_ENUM,
         .def = "skip",

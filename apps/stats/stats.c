@@ -150,6 +150,14 @@ static const struct stats_counter stats_hw_counters[] = {
        "good packets transmitted (GPTC)"),
     HC("tx_bytes", tx_bytes,
        "good octets transmitted (GOTC)"),
+    HC("rx_flow_control_xon", rx_xon,
+       "IEEE 802.3x XON (pause time 0) received (82599: LXONRXCNT)"),
+    HC("rx_flow_control_xoff", rx_xoff,
+       "XOFF received: the peer asked us to stop sending (LXOFFRXCNT)"),
+    HC("tx_flow_control_xon", tx_xon,
+       "XON sent: our receive buffer drained (LXONTXC; not in tx_packets)"),
+    HC("tx_flow_control_xoff", tx_xoff,
+       "XOFF sent: our receive buffer was nearly full (LXOFFTXC; not in tx_packets)"),
 };
 
 #define PC(name, field, doc) { name, offsetof(struct nic_port, field), doc }
@@ -166,6 +174,8 @@ static const struct stats_counter stats_port_counters[] = {
        "1 once the port read all-ones (left the bus): reported once, never touched again"),
     PC("module_events", module_events,
        "SFP+ modules inserted or removed (82599 SFP+ boards; each is a console line)"),
+    PC("xoff_held_ms", xoff_held_ms,
+       "time (100 ms housekeeping steps) in which XOFF arrived: TX held by the peer; the TX watchdog does not call a held queue hung"),
 };
 
 #define NC(name, field, doc) { name, offsetof(struct neigh_stats, field), doc }
@@ -347,6 +357,9 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->attr_str(w->v, "link", p->link_up ? "true" : "false");
     w->v->attr_u64(w->v, "speed_mbps", p->speed_mbps);
     w->v->attr_str(w->v, "state", nic_port_state_name(p));
+    if (p->flow_control) {
+        w->v->attr_str(w->v, "flow_control", p->flow_control);
+    }
     if (p->media.cage) {
         w->v->attr_str(w->v, "module", stats_module_kind(&p->media));
         w->v->attr_str(w->v, "module_vendor", p->media.vendor);
@@ -834,6 +847,9 @@ void stats_cmd_ports(int argc, char **argv)
             kprintf("%-6s module %s%s%s%s%s, laser %s\n", "", stats_module_kind(&p->media),
                     p->media.vendor[0] ? ", " : "", p->media.vendor,
                     p->media.part[0] ? " " : "", p->media.part, p->media.laser_on ? "on" : "off");
+        }
+        if (p->flow_control) {
+            kprintf("%-6s flow control %s\n", "", p->flow_control);
         }
     }
 }

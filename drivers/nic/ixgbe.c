@@ -295,15 +295,71 @@ static int ixgbe_wait_link(struct nic_port *p)
     return WS_OK;
 }
 
+/* ---- §3.7.7 flow control ---------------------------------------------------------------- */
+
+/*
+ * IEEE 802.3x PAUSE as nic.flow_control says (bit 0: obey, bit 1: send), one traffic class.
+ * Sending: XOFF (the longest pause, 0xFFFF quanta, refreshed at half of it) once the RX packet
+ * buffer is within IXGBE_FC_HEADROOM of full (room for what is still in flight when the peer
+ * stops: two maximum frames and the wire at 10 Gb/s are far below 48 KiB), XON once it has
+ * drained IXGBE_FC_HYSTERESIS below that. Received PAUSE frames never reach the host (DPF).
+ * Our queues keep SRRCTL.DROP_EN, so a queue whose core falls behind drops its own frames
+ * instead of filling the shared buffer: XOFF goes out only when the NIC as a whole cannot
+ * keep up (PCIe, memory), and one slow core never pauses the whole port.
+ */
+#define IXGBE_FC_HEADROOM (48u * 1024)
+#define IXGBE_FC_HYSTERESIS (64u * 1024)
+#define IXGBE_FC_PAUSE_TIME 0xFFFFu
+#define IXGBE_FC_TC_REGS 8 /* FCRTL/FCRTH per traffic class; only class 0 is used */
+
+/* §4.6.11.3 (DCB off): packet buffer 0 gets all of RX and TX, the others none (written first,
+ * so the sizes never add up to more than there is); TX starts a frame once it has the room for
+ * the largest one. Before RX and TX are enabled. */
+static void ixgbe_init_packet_buffers(struct nic_port *p)
+{
+    for (unsigned i = IXGBE_MAX_PB - 1; i > 0; i--) {
+        nic_wr(p, IXGBE_RXPBSIZE(i), 0);
+        nic_wr(p, IXGBE_TXPBSIZE(i), 0);
+        nic_wr(p, IXGBE_TXPBTHRESH(i), 0);
+    }
+    nic_wr(p, IXGBE_RXPBSIZE(0), IXGBE_RXPBSIZE_MAX);
+    nic_wr(p, IXGBE_TXPBSIZE(0), IXGBE_TXPBSIZE_MAX);
+    nic_wr(p, IXGBE_TXPBTHRESH(0), (IXGBE_TXPBSIZE_MAX >> 10) - IXGBE_TXPKT_SIZE_MAX);
+}
+
+static void ixgbe_init_flow_control(struct nic_port *p)
+{
+    ixgbe_init_packet_buffers(p);
+    unsigned mode = CONFIG_NIC_FLOW_CONTROL;
+    uint32_t pb = nic_rd(p, IXGBE_RXPBSIZE(0)) & 0x000FFC00u; /* bytes (KiB field << 10) */
+    uint32_t high = pb > IXGBE_FC_HEADROOM ? pb - IXGBE_FC_HEADROOM : pb / 2;
+    uint32_t low = high > IXGBE_FC_HYSTERESIS ? high - IXGBE_FC_HYSTERESIS : high / 2;
+
+    nic_wr(p, IXGBE_MFLCN, IXGBE_MFLCN_DPF | ((mode & 1) ? IXGBE_MFLCN_RFCE : 0));
+    nic_wr(p, IXGBE_FCCFG, (mode & 2) ? IXGBE_FCCFG_TFCE_802_3X : 0);
+    for (unsigned tc = 0; tc < IXGBE_FC_TC_REGS; tc++) {
+        bool on = tc == 0 && (mode & 2);
+        nic_wr(p, IXGBE_FCRTL_82599(tc), on ? (low & 0x7FFE0u) | IXGBE_FCRTL_XONE : 0);
+        nic_wr(p, IXGBE_FCRTH_82599(tc), on ? (high & 0x7FFE0u) | IXGBE_FCRTH_FCEN : 0);
+    }
+    for (unsigned i = 0; i < IXGBE_FC_TC_REGS / 2; i++) {
+        nic_wr(p, IXGBE_FCTTV(i), IXGBE_FC_PAUSE_TIME * 0x00010001u);
+    }
+    nic_wr(p, IXGBE_FCRTV, IXGBE_FC_PAUSE_TIME / 2);
+    p->flow_control = nic_flow_control_name(mode);
+}
+
 /* ---- §4.6.5 statistics ------------------------------------------------------------------ */
 
 /* Map RX queue q's per-queue counters to set q (RQSMR), then read every counter we use once:
  * they are clear-on-read, so the totals start at zero. */
 static void ixgbe_init_stats(struct nic_port *p)
 {
-    static const uint32_t regs[] = { IXGBE_CRCERRS, IXGBE_GPRC,  IXGBE_BPRC,  IXGBE_MPRC,
-                                     IXGBE_GPTC,    IXGBE_GORCL, IXGBE_GORCH, IXGBE_GOTCL,
-                                     IXGBE_GOTCH,   IXGBE_RUC,   IXGBE_ROC };
+    static const uint32_t regs[] = { IXGBE_CRCERRS, IXGBE_GPRC,      IXGBE_BPRC,
+                                     IXGBE_MPRC,    IXGBE_GPTC,      IXGBE_GORCL,
+                                     IXGBE_GORCH,   IXGBE_GOTCL,     IXGBE_GOTCH,
+                                     IXGBE_RUC,     IXGBE_ROC,       IXGBE_LXONTXC,
+                                     IXGBE_LXOFFTXC, IXGBE_LXONRXCNT, IXGBE_LXOFFRXCNT };
     for (unsigned i = 0; i < IXGBE_QSTAT_SETS / 4; i++) {
         uint32_t v = 0;
         for (unsigned b = 0; b < 4; b++) {
@@ -586,8 +642,18 @@ static void ixgbe_accumulate_stats(struct nic_port *p)
     s->rx_crc_errors += nic_rd(p, IXGBE_CRCERRS);
     s->rx_undersize += nic_rd(p, IXGBE_RUC);
     s->rx_oversize += nic_rd(p, IXGBE_ROC);
-    s->tx_packets += nic_rd(p, IXGBE_GPTC);
-    s->tx_bytes += ixgbe_rd36(p, IXGBE_GOTCL, IXGBE_GOTCH);
+    /* The 82599 counts the PAUSE frames it sends as good frames (64 bytes each, FCS
+     * included): take them out, so tx_packets is the frames we sent. */
+    uint32_t xon = nic_rd(p, IXGBE_LXONTXC), xoff = nic_rd(p, IXGBE_LXOFFTXC);
+    s->tx_xon += xon;
+    s->tx_xoff += xoff;
+    s->rx_xon += nic_rd(p, IXGBE_LXONRXCNT);
+    s->rx_xoff += nic_rd(p, IXGBE_LXOFFRXCNT);
+    /* A PAUSE sent between these reads is taken out one look late; the totals (modulo 2^64)
+     * stay exact. */
+    s->tx_packets = s->tx_packets + nic_rd(p, IXGBE_GPTC) - ((uint64_t)xon + xoff);
+    s->tx_bytes = s->tx_bytes + ixgbe_rd36(p, IXGBE_GOTCL, IXGBE_GOTCH) -
+                  64ull * ((uint64_t)xon + xoff);
     for (unsigned q = 0; q < p->nqueues; q++) {
         s->rx_queue_drops[q] += nic_rd(p, IXGBE_QPRDC(q)); /* set q = queue q (RQSMR) */
     }
@@ -660,6 +726,8 @@ static void ixgbe_dump_regs(struct nic_port *p)
         { "LINKS", IXGBE_LINKS },       { "HLREG0", IXGBE_HLREG0 },
         { "RXCTRL", IXGBE_RXCTRL },     { "RDRXCTL", IXGBE_RDRXCTL },
         { "FCTRL", IXGBE_FCTRL },       { "SECRXCTRL", IXGBE_SECRXCTRL },
+        { "MFLCN", IXGBE_MFLCN },       { "FCCFG", IXGBE_FCCFG },
+        { "FCRTH0", IXGBE_FCRTH_82599(0) }, { "FCRTL0", IXGBE_FCRTL_82599(0) },
         { "RXCSUM", IXGBE_RXCSUM },     { "MRQC", IXGBE_MRQC },
         { "DMATXCTL", IXGBE_DMATXCTL }, { "GPIE", IXGBE_GPIE },
         { "EIMS", IXGBE_EIMS },         { "EIAC", IXGBE_EIAC },
@@ -708,6 +776,7 @@ static int ixgbe_configure(struct nic_port *p)
 {
     int err = ixgbe_setup_link(p);
     if (err == WS_OK) {
+        ixgbe_init_flow_control(p);
         ixgbe_init_stats(p);
     }
     for (unsigned q = 0; err == WS_OK && q < p->nqueues; q++) {
@@ -735,6 +804,7 @@ static int ixgbe_reset(struct nic_port *p)
         err = ixgbe_setup_link(p);
     }
     if (err == WS_OK) {
+        ixgbe_init_flow_control(p);
         ixgbe_init_stats(p);
         err = ixgbe_init_rx(p, false);
     }

@@ -117,6 +117,34 @@
 #define IXGBE_FW_LESM_STATE_1 0x1
 #define IXGBE_FW_LESM_STATE_ENABLED 0x8000
 
+/* Link flow control, IEEE 802.3x PAUSE (§3.7.7; registers §8.2.3.3, one traffic class): the
+ * MAC honours PAUSE (MFLCN.RFCE) and sends XOFF when the RX packet buffer reaches FCRTH, XON
+ * when it falls to FCRTL (FCCFG.TFCE_802_3X); thresholds in bytes, 32-byte granularity. */
+#define IXGBE_FCCFG 0x03D00
+#define IXGBE_FCCFG_TFCE_802_3X 0x00000008UL
+#define IXGBE_MFLCN 0x04294
+#define IXGBE_MFLCN_DPF 0x00000002UL  /* discard PAUSE frames (never to the host) */
+#define IXGBE_MFLCN_RFCE 0x00000008UL /* act on received PAUSE */
+#define IXGBE_FCRTL_82599(n) (0x03220 + 4 * (n))
+#define IXGBE_FCRTL_XONE 0x80000000UL
+#define IXGBE_FCRTH_82599(n) (0x03260 + 4 * (n))
+#define IXGBE_FCRTH_FCEN 0x80000000UL
+#define IXGBE_FCTTV(n) (0x03200 + 4 * (n)) /* pause time sent, two classes per register */
+#define IXGBE_FCRTV 0x032A0                 /* XOFF refresh interval */
+/* Packet buffers (§4.6.11.3: DCB off, one traffic class): buffer 0 takes all of RX (512 KiB)
+ * and TX (160 KiB); TXPBTHRESH[0] leaves room for one 10 KiB frame. Sizes in bytes (KiB << 10). */
+#define IXGBE_RXPBSIZE(n) (0x03C00 + 4 * (n))
+#define IXGBE_TXPBSIZE(n) (0x0CC00 + 4 * (n))
+#define IXGBE_TXPBTHRESH(n) (0x04950 + 4 * (n)) /* KiB */
+#define IXGBE_RXPBSIZE_MAX 0x00080000UL
+#define IXGBE_TXPBSIZE_MAX 0x00028000UL
+#define IXGBE_TXPKT_SIZE_MAX 0xA /* KiB: the largest frame TX may hold */
+#define IXGBE_MAX_PB 8
+#define IXGBE_LXONTXC 0x03F60   /* statistics, clear-on-read (§8.2.3.23) */
+#define IXGBE_LXOFFTXC 0x03F68
+#define IXGBE_LXONRXCNT 0x041A4
+#define IXGBE_LXOFFRXCNT 0x041A8
+
 /* MMNGC: MNG_VETO set by manageability firmware that must not lose the link: no link reset. */
 #define IXGBE_MMNGC 0x042D0
 #define IXGBE_MMNGC_MNG_VETO 0x00000001UL

@@ -379,15 +379,28 @@ static void nic_reset_step(struct nic_port *p, uint64_t now)
             (unsigned long long)((time_ns() - p->reset_start_ns) / 1000000));
 }
 
-/* nic_watchdog: sample every TX queue of a running port (nic_txwd.h); reset the port when one
- * is hung. */
-static void nic_watchdog(struct nic_port *p, uint64_t now)
+const char *nic_flow_control_name(unsigned mode)
 {
+    static const char *const names[] = { "off", "rx", "tx", "full" };
+    return names[mode & 3];
+}
+
+/* nic_watchdog: sample every TX queue of a running port (nic_txwd.h); reset the port when one
+ * is hung. A port that received XOFF since the last look is held by its peer, not hung: the
+ * samples start over (as for a link that is down), and the time is counted in xoff_held_ms. */
+static void nic_watchdog(struct nic_port *p, uint64_t now, uint64_t since_ns)
+{
+    bool paused = p->hw.rx_xoff != p->xoff_seen;
+    p->xoff_seen = p->hw.rx_xoff;
+    if (paused) {
+        p->xoff_held_ms += since_ns / 1000000;
+    }
     for (unsigned q = 0; q < p->nqueues; q++) {
         uint32_t rdh, rdt, tdh, tdt;
         p->ops->ring_heads(p, q, &rdh, &rdt, &tdh, &tdt);
         uint64_t done = __atomic_load_n(&p->q[q].tx.stats.packets, __ATOMIC_RELAXED);
-        if (nic_txwd_sample(&p->txwd[q], tdh, tdt, done, p->link_up, now, NIC_TX_HANG_NS)) {
+        if (nic_txwd_sample(&p->txwd[q], tdh, tdt, done, p->link_up && !paused, now,
+                            NIC_TX_HANG_NS)) {
             char why[112];
             snprintf(why, sizeof(why), "TX queue %u hung (TDH %u TDT %u unchanged, no completion "
                      "for %llu ms, link up)", q, tdh, tdt,
@@ -401,7 +414,9 @@ static void nic_watchdog(struct nic_port *p, uint64_t now)
 
 void nic_housekeeping(void)
 {
-    uint64_t now = time_ns();
+    static uint64_t last_ns;
+    uint64_t now = time_ns(), since = last_ns ? now - last_ns : 0;
+    last_ns = now;
     for (unsigned i = 0; i < nic_nports; i++) {
         struct nic_port *p = &nic_ports[i];
         switch (nic_port_state(p)) {
@@ -412,7 +427,7 @@ void nic_housekeeping(void)
                 break;
             }
             p->ops->housekeeping(p);
-            nic_watchdog(p, now);
+            nic_watchdog(p, now, since);
             break;
         case NIC_PORT_STOPPED:
             nic_reset_step(p, now);

@@ -98,6 +98,7 @@ struct nic_hw_stats {
     uint64_t rx_crc_errors, rx_undersize, rx_oversize;
     uint64_t tx_packets, tx_bytes;
     uint64_t rx_queue_drops[WS_MAX_CPUS]; /* RQDPC: per-queue drops (DROP_EN) */
+    uint64_t rx_xon, rx_xoff, tx_xon, tx_xoff; /* IEEE 802.3x PAUSE frames (LXON/LXOFF) */
 };
 
 /*
@@ -117,6 +118,9 @@ struct nic_media {
     uint8_t oui[3];
     uint8_t settle; /* housekeeping passes a newly inserted module has sat (driver's own) */
 };
+
+/* The flow-control setting's name (nic.flow_control: bit 0 obey PAUSE, bit 1 send it). */
+const char *nic_flow_control_name(unsigned mode);
 
 /* One queue pair, owned by core `index` of its port. Cache-line aligned: no sharing. */
 struct nic_queue {
@@ -148,6 +152,9 @@ struct nic_port {
     uint64_t link_changes;
     struct nic_media media;
     uint64_t module_events; /* modules inserted or removed since boot */
+    const char *flow_control; /* "off", "rx", "tx", "full"; NULL: the chip driver sets none */
+    uint64_t xoff_held_ms;    /* housekeeping time in which the peer's XOFF arrived */
+    uint64_t xoff_seen;       /* hw.rx_xoff at the watchdog's last look */
     struct nic_hw_stats hw;
 
     /* written by core 0 (fault handling), read by every core */

@@ -9,10 +9,11 @@
  * count stands still when only the owning core is slow to reclaim.
  *
  * Why 1000 ms: a healthy queue with the link up never stands still that long. At 10 Gb/s a
- * 512-descriptor ring of 1518-byte frames drains in 0.6 ms; flow control (off here) could hold
- * it at most one pause quantum of 65535 x 512 bit times, 3.4 ms at 10 Gb/s and 336 ms at
- * 100 Mb/s; QEMU's igb transmits synchronously on the TDT write (and completes frames while
- * its link is down). 1000 ms is three times the worst pause and short enough that a hung port
+ * 512-descriptor ring of 1518-byte frames drains in 0.6 ms; one XOFF holds it at most 65535 x
+ * 512 bit times, 3.4 ms at 10 Gb/s and 336 ms at 100 Mb/s; QEMU's igb transmits synchronously
+ * on the TDT write (and completes frames while its link is down). A peer that keeps sending
+ * XOFF holds a queue for as long as it likes: nic.c passes such a port (XOFF received since
+ * the last sample) as not pending, exactly like a link that is down. 1000 ms is three times the worst pause and short enough that a hung port
  * is back within about 1.3 s (detection at 1.0-1.1 s with 100 ms sampling, then the reset).
  * Linux's ixgbe waits longer (two 2-second watchdog periods, then the stack's 5 s tx_timeout)
  * because it cannot tell a stalled queue from a paused one without these two signals.

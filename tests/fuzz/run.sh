@@ -51,7 +51,7 @@ declare -A SRCS=(
         drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c
         net/neigh.c net/inet.c drivers/nic/rss.c kernel/err.c tests/model/ixgbe_model.c
         tests/model/ixgbe_model_queue.c tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c
-        tests/model/ixgbe_model_tx.c tests/model/ixgbe_model_sfp.c"
+        tests/model/ixgbe_model_tx.c tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c"
 )
 # Extra flags: smaller tables than the firmware's, so the fuzzer can fill them and reach the
 # eviction and out-of-memory paths (see the harnesses): the same code, other sizes. fuzz_tx_ring

@@ -17,7 +17,7 @@
  *   stream        1,000,000 64-byte frames over 256 flows routed port0 -> port1: none lost,
  *                 none reordered, every counter adds up, pools full; then an overload whose
  *                 drops the model and the driver's statistics count alike
- *   tx-hang, gone-traffic, sfp-pull   faults with traffic flowing (ixgbe_sim_faults.c)
+ *   tx-hang, gone-traffic, sfp-pull, pause-flood   faults with traffic flowing (ixgbe_sim_faults.c)
  *   sfp-modules, sfp-empty, sfp-refused, sfp-board, nvm-checksum   SFP+ modules and the
  *                 board's NVM (ixgbe_sim_sfp.c)
  * Each test runs in a child process of its own (the firmware's tables are static and boot-once),
@@ -281,6 +281,7 @@ static const struct xs_case {
     { "tx-hang", xs_test_tx_hang, "port1 stops completing mid-stream: watchdog, reset, resume" },
     { "gone-traffic", xs_test_gone_traffic, "port1 drops off the bus mid-stream: isolated" },
     { "sfp-pull", xs_test_sfp_pull, "port1's SFP+ module pulled mid-stream, pushed back" },
+    { "pause-flood", xs_test_pause_flood, "XOFF flood on port1 under a stream: held, not hung" },
     { "sfp-modules", xs_test_sfp_modules, "every known module type swapped into port1" },
     { "sfp-empty", xs_test_sfp_empty, "an empty cage at boot, a module pushed in later" },
     { "sfp-refused", xs_test_sfp_refused, "unknown-type and bad-checksum modules refused" },

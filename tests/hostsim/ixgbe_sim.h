@@ -111,6 +111,7 @@ void xs_test_stream(void);
 void xs_test_tx_hang(void);
 void xs_test_gone_traffic(void);
 void xs_test_sfp_pull(void);
+void xs_test_pause_flood(void);
 void xs_test_sfp_modules(void);
 void xs_test_sfp_empty(void);
 void xs_test_sfp_refused(void);

@@ -485,3 +485,74 @@ void xs_test_sfp_pull(void)
                      lost, b.link_down[0], b.ring_full[1], b.tx_flushed_fwd[1]);
     }
 }
+
+/* --- pause-flood --------------------------------------------------------------------------- */
+
+#define XS_FLOOD_FRAMES ((uint64_t)100000)
+#define XS_FLOOD_BEFORE ((uint64_t)30000)
+#define XS_FLOOD_MS 2000
+
+/*
+ * Host B floods port1 with XOFF (the longest pause, every millisecond) for 2 s while host A
+ * streams through port0 -> port1: port1's TX is held the whole time (the model obeys, as
+ * nic.flow_control = full asks), the watchdog sees a held queue, not a hung one (no reset),
+ * the held time and every PAUSE frame are counted, and once the peer says XON the stream goes
+ * on at once; every frame is delivered or counted.
+ */
+void xs_test_pause_flood(void)
+{
+    static struct xs_run r;
+    struct sim *s = &xs_sim;
+    xs_run_init(&r, XS_FLOOD_FRAMES);
+    if (!xs_boot_stream(&r)) {
+        free(s->seen);
+        return;
+    }
+    struct nic_port *p1 = nic_port(1);
+    xs_stream_until(&r, XS_FLOOD_BEFORE);
+    uint8_t xoff[SIM_FRAME_BYTES] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 0xB,
+                                      0x88, 0x08, 0x00, 0x01, 0xFF, 0xFF };
+    uint64_t sent_before = xs_port(1)->tx_frames, xoffs = 0, t0 = xs_now();
+    xs_console_clear();
+    while (xs_now() - t0 < XS_FLOOD_MS * XS_MS && xs_failures() < 20) {
+        xs_inject(1, xoff, sizeof(xoff));
+        xoffs++;
+        xs_pass(&r, XS_SLOW_BURST, XS_MS);
+    }
+    uint64_t held_out = xs_port(1)->tx_frames - sent_before;
+    xoff[16] = xoff[17] = 0; /* the peer's buffer drained: XON, go on at once */
+    xs_inject(1, xoff, sizeof(xoff));
+    uint64_t resumed_from = r.next;
+    xs_stream_until(&r, XS_FLOOD_FRAMES);
+    nic_housekeeping();
+
+    xs_expect("port1 tx_hangs (held by PAUSE, not hung)", p1->tx_hangs, 0);
+    xs_expect("port1 resets", p1->resets, 0);
+    XS_CHECK(!xs_console_has("hung"), "the watchdog called a paused queue hung: %s",
+             xs_console());
+    xs_expect("frames port1 sent while held", held_out, 0);
+    xs_expect("port1 rx_flow_control_xoff", p1->hw.rx_xoff, xoffs);
+    xs_expect("port1 rx_flow_control_xon", p1->hw.rx_xon, 1);
+    XS_CHECK(p1->xoff_held_ms >= XS_FLOOD_MS - 200 && p1->xoff_held_ms <= XS_FLOOD_MS + 200,
+             "xoff_held_ms %" PRIu64 ", want about %u", p1->xoff_held_ms, XS_FLOOD_MS);
+    XS_CHECK(strcmp(p1->flow_control, "full") == 0, "flow control %s", p1->flow_control);
+    xs_check_hosts();
+    struct xs_books b;
+    xs_books(&b);
+    xs_expect("frames after the flood: missing", xs_frames_missing(resumed_from, s->nframes), 0);
+    uint64_t lost = b.ring_full[1] + b.tx_flushed_fwd[1] + b.link_down[0];
+    xs_expect("stream frames = delivered + ring_full + tx_flushed + egress_link_down",
+              s->nframes, s->unique + lost);
+    XS_CHECK(b.ring_full[1] > 0, "a 2 s pause lost nothing to a full TX ring?");
+    xs_expect("port1 GPTC (PAUSE frames taken out) = TX completions", p1->hw.tx_packets,
+              b.tx_done[1]);
+    xs_check_pools_home();
+    free(s->seen);
+    if (xs_failures() == 0) {
+        xs_summarize("%" PRIu64 " XOFF in 2 s on port1 under a stream: TX held (0 frames out), "
+                     "no hang called, xoff_held_ms %" PRIu64 ", rx_flow_control_xoff %" PRIu64
+                     "; then %" PRIu64 " frames, %" PRIu64 " delivered, %" PRIu64 " counted "
+                     "(ring_full %" PRIu64 "); pools full", xoffs, p1->xoff_held_ms,
+                     p1->hw.rx_xoff, s->nframes, s->unique, lost, b.ring_full[1]);
+    }
+}

@@ -38,7 +38,8 @@
  *  - Reserved bits that must be written 0 (§8.1 register conventions): RXDCTL (all but ENABLE,
  *    bit 26, VME), TXDCTL (7, 15, 24:23, 31:27), SRRCTL (7:5, 21:14, 31:29). Misuse, and the
  *    reserved bits are not stored.
- *  - RX, TX, RSS, interrupts, MSI-X: see the other files' headers.
+ *  - RX, TX, RSS, interrupts, MSI-X, flow control (ixgbe_model_fc.c): see the other files'
+ *    headers.
  *  - Statistics (§8.2.3.23): clear-on-read; GORC/GOTC/TOR/QBRC/QBTC are 36-bit counters read as
  *    a low register (bits 31:0, read first) and a high register (bits 3:0 valid); each read
  *    clears the half it returned, so low-then-high reads an exact 36-bit value.
@@ -50,17 +51,17 @@
  *    function mask and enable (PCI config space: the embedder's business).
  *  - EEPROM writes (EEWR) and bit-banging, flash, firmware/manageability (no firmware ever holds
  *    SWSM.SWESMBI or a GSSR bit; MMNGC.MNG_VETO is a board option, ixgbe_model_sfp.c), an
- *    external PHY, 100M, flow control (pause frames), LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
+ *    external PHY, 100M, priority flow control, LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
  *    than 0/1 is reported "not modelled"),
  *    flow director beyond INIT_DONE (filters are stored, never matched: RSS decides), 5-tuple/
  *    EtherType/SYN filters, VLAN filtering, stripping and insertion.
  *  - RX: legacy and header-split descriptors, RSC, checksum offload (IPCS/L4I stay 0, so a driver
  *    must not trust them), CRC errors (injected frames are always good), per-packet-buffer
- *    sizing other than RXPBSIZE[0], descriptor prefetch/write-back thresholds (write-back is
+ *    sizing other than RXPBSIZE[0] (the sizes' sum is checked), descriptor prefetch/write-back thresholds (write-back is
  *    immediate), DCA, RDRXCTL's own bits, VLAN-tagged length limits (+4).
  *  - TX: legacy descriptors, TSO, checksum/VLAN/timestamp offloads (all reported "not
  *    modelled"), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
- *    (HLREG0.LPBK), TX packet buffer sizing.
+ *    (HLREG0.LPBK), TX packet buffer sizing (only its sum is checked) and TXPBTHRESH.
  *  - PCIe itself: config space, function-level reset, MSI-X table reset (kept across CTRL.RST).
  *  - Register access widths other than 32 bits.
  *
@@ -226,6 +227,8 @@ static void ixm_reset_start(struct ixgbe_model *m, bool lrst)
     m->ard = false;
     m->dmaidone = false;
     m->an_started = false;
+    m->paused_until = 0;
+    m->xoff_sent = false;
     m->resetting = true;
     m->reset_was_lrst = lrst;
     m->reset_done_at = m->now + IXGBE_MODEL_RESET_NS;
@@ -401,7 +404,7 @@ static uint32_t ixm_ctr36_read(struct ixm_ctr36 *c, bool hi, bool peek)
 /* Clear-on-read 32-bit statistics (§8.2.3.23): the two MAC blocks and the per-queue ones. */
 static bool ixm_is_stat(uint32_t off)
 {
-    if ((off >= 0x03F00u && off < 0x04100u)) {
+    if ((off >= 0x03F00u && off < 0x04100u) || off == IXM_LXONRXCNT || off == IXM_LXOFFRXCNT) {
         return true;
     }
     for (unsigned i = 0; i < IXM_STAT_QUEUES; i++) {
@@ -468,6 +471,21 @@ static uint32_t ixm_reg_read(struct ixgbe_model *m, uint32_t off, bool peek)
         return (ixm_reg(m, IXM_SECRXCTRL) & IXM_SECRXCTRL_RX_DIS) ? IXM_SECRXSTAT_SECRX_RDY : 0;
     default:
         return v;
+    }
+}
+
+/* The packet buffers' sizes (§8.2.3.8 RXPBSIZE, §8.2.3.9 TXPBSIZE) share 512 KiB (RX) and
+ * 160 KiB (TX): a set of sizes adding up to more is misuse. */
+static void ixm_pb_sizes_check(struct ixgbe_model *m, bool tx)
+{
+    uint32_t sum = 0;
+    for (unsigned i = 0; i < IXM_PACKET_BUFFERS; i++) {
+        sum += ixm_reg(m, tx ? IXM_TXPBSIZE(i) : IXM_RXPBSIZE(i)) & IXM_PBSIZE_BYTES;
+    }
+    if (sum > (tx ? IXM_TX_PB_TOTAL : IXM_RX_PB_TOTAL)) {
+        ixm_misuse(m, "%sPBSIZE[0..7] add up to %u KiB: more than the %u KiB packet buffer "
+                   "(§8.2.3.%s)", tx ? "TX" : "RX", sum / 1024,
+                   (tx ? IXM_TX_PB_TOTAL : IXM_RX_PB_TOTAL) / 1024, tx ? "9" : "8");
     }
 }
 
@@ -550,6 +568,11 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
     case IXM_DMATXCTL:
         m->regs[off / 4] = val;
         ixm_tx_run_all(m);
+        return;
+    case IXM_RXPBSIZE(0) ... IXM_RXPBSIZE(7):
+    case IXM_TXPBSIZE(0) ... IXM_TXPBSIZE(7):
+        m->regs[off / 4] = val;
+        ixm_pb_sizes_check(m, off >= IXM_TXPBSIZE(0));
         return;
     default:
         m->regs[off / 4] = val;
@@ -651,6 +674,7 @@ void ixgbe_model_advance(struct ixgbe_model *m, uint64_t now_ns)
         m->training = false; /* it failed if the media is not ready: a restart tries again */
         ixm_link_change(m, ixm_sfp_link_ok(m));
     }
+    ixm_fc_advance(m); /* a PAUSE that ran out */
     ixm_queue_latches(m); /* a TX queue that latches enabled runs then */
     ixm_irq_poll(m);
     ixm_rx_drain(m);
@@ -683,7 +707,7 @@ uint64_t ixgbe_model_next_event(const struct ixgbe_model *m)
             return m->now; /* latches complete at the next advance */
         }
     }
-    return ixm_irq_next_event(m, t);
+    return ixm_irq_next_event(m, ixm_fc_next_event(m, t));
 }
 
 void ixgbe_model_set_link(struct ixgbe_model *m, bool up)

@@ -88,6 +88,7 @@ struct ixgbe_model_counters {
     uint64_t rx_link_down;    /* dropped: link down or device gone */
     uint64_t rx_disabled;     /* dropped: RXCTRL.RXEN clear, master disabled, queue disabled */
     uint64_t rx_dma_errors;   /* dropped: a descriptor or buffer outside registered memory */
+    uint64_t rx_pause;        /* PAUSE frames the MAC consumed (flow control) */
     uint64_t rx_pb_frames;    /* gauge: frames waiting in the RX packet buffer right now */
     uint64_t tx_frames;       /* frames handed to tx_frame */
     uint64_t tx_bytes;        /* their bytes (as handed over, no FCS) */

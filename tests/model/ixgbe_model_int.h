@@ -196,7 +196,11 @@
 #define IXM_DMATXCTL_TE 0x00000001u
 #define IXM_TQSM(n) (0x08600u + 4u * (n))
 #define IXM_TXPBSIZE(n) (0x0CC00u + 4u * (n))
-#define IXM_TXPBSIZE_RESET0 0x000A0000u /* 160 KiB */
+#define IXM_TXPBSIZE_RESET0 0x00028000u /* 160 KiB (SIZE 19:10 = 0xA0) */
+#define IXM_PBSIZE_BYTES 0x000FFC00u       /* SIZE 19:10, KiB: the value in bytes */
+#define IXM_RX_PB_TOTAL (512u * 1024)
+#define IXM_TX_PB_TOTAL (160u * 1024)
+#define IXM_PACKET_BUFFERS 8u
 
 /* ---- MAC (§8.2.3.22) ------------------------------------------------------------------- */
 #define IXM_HLREG0 0x04240u
@@ -244,6 +248,26 @@
 #define IXM_AUTOC2_LINK_DISABLE_MASK 0x70000000u /* NVM-loaded: the link is held off */
 #define IXM_AUTOC_1G_PMA_KX 0x00000200u           /* clear: 1G SFI */
 #define IXM_AUTOC_LMS_1G_NO_AN 0x00000000u
+
+/* ---- Flow control (§8.2.3.3, behaviour §3.7.7) ------------------------------------------- */
+#define IXM_FCCFG 0x03D00u
+#define IXM_FCCFG_TFCE_802_3X 0x00000008u /* send link PAUSE frames */
+#define IXM_MFLCN 0x04294u
+#define IXM_MFLCN_PMCF 0x00000001u        /* pass MAC control frames to the host */
+#define IXM_MFLCN_RFCE 0x00000008u        /* act on received PAUSE frames */
+#define IXM_FCRTL(n) (0x03220u + 4u * (n))
+#define IXM_FCRTL_XONE 0x80000000u        /* send XON when the buffer falls below RTL */
+#define IXM_FCRTH(n) (0x03260u + 4u * (n))
+#define IXM_FCRTH_FCEN 0x80000000u        /* send XOFF when the buffer reaches RTH */
+#define IXM_FCRT_BYTES 0x0007FFE0u        /* thresholds in bytes, 32-byte granularity */
+#define IXM_FCTTV(n) (0x03200u + 4u * (n)) /* pause time (quanta) TC 2n in 15:0 */
+#define IXM_LXONTXC 0x03F60u
+#define IXM_LXOFFTXC 0x03F68u
+#define IXM_LXONRXCNT 0x041A4u
+#define IXM_LXOFFRXCNT 0x041A8u
+#define IXM_PAUSE_ETHERTYPE 0x8808u
+#define IXM_PAUSE_OPCODE 0x0001u
+#define IXM_PAUSE_QUANTUM_BITS 512u
 
 /* ---- Statistics (§8.2.3.23), all clear-on-read ----------------------------------------- */
 #define IXM_CRCERRS 0x04000u
@@ -411,6 +435,9 @@ struct ixgbe_model {
     uint64_t link_up_at;
     bool faults[IXGBE_MODEL_FAULT_COUNT];
     struct ixm_sfp sfp;
+    /* flow control (ixgbe_model_fc.c) */
+    uint64_t paused_until; /* a received XOFF holds TX until then (0: not paused) */
+    bool xoff_sent;        /* we sent XOFF and have not sent XON since */
 
     /* queues */
     bool latches_pending; /* some queue's latch_due may be set: advance() must look */
@@ -471,6 +498,13 @@ bool ixm_sfp_write(struct ixgbe_model *m, uint32_t off, uint32_t val);
 bool ixm_sfp_link_ok(const struct ixgbe_model *m);
 uint32_t ixm_sfp_links_speed(const struct ixgbe_model *m);
 bool ixm_mng_veto_refuses(struct ixgbe_model *m, const char *what);
+
+/* ixgbe_model_fc.c */
+bool ixm_fc_rx_pause(struct ixgbe_model *m, const uint8_t *f, size_t len);
+bool ixm_fc_tx_paused(const struct ixgbe_model *m);
+void ixm_fc_advance(struct ixgbe_model *m);
+uint64_t ixm_fc_next_event(const struct ixgbe_model *m, uint64_t t);
+void ixm_fc_rx_buffer(struct ixgbe_model *m);
 
 /* ixgbe_model_queue.c */
 bool ixm_queue_read(const struct ixgbe_model *m, uint32_t off, uint32_t *val);

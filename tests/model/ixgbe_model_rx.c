@@ -328,6 +328,7 @@ static void ixm_pb_pop(struct ixgbe_model *m)
     m->pb_count--;
     m->pb_bytes -= f->len;
     free(f);
+    ixm_fc_rx_buffer(m); /* may send XON */
 }
 
 /* ixm_rx_drain: move frames from the packet buffer to host memory, in order, until the head
@@ -405,6 +406,7 @@ static int ixm_pb_push(struct ixgbe_model *m, const uint8_t *f, uint32_t len,
     m->pb[(m->pb_head + m->pb_count) % m->pb_cap] = p;
     m->pb_count++;
     m->pb_bytes += len;
+    ixm_fc_rx_buffer(m); /* may send XOFF */
     return 0;
 }
 
@@ -430,15 +432,21 @@ int ixm_rx_inject(struct ixgbe_model *m, const uint8_t *f, size_t len)
         m->cnt.rx_link_down++;
         return -1;
     }
-    if (!ixm_rx_dma_on(m)) {
-        m->cnt.rx_disabled++;
-        return -1;
+    if (ixm_rx_dma_on(m)) {
+        ixm_stat_add(m, IXM_TPR, 1);
+        ixm_ctr36_add(&m->tor, len + IXM_FCS_BYTES);
     }
-    ixm_stat_add(m, IXM_TPR, 1);
-    ixm_ctr36_add(&m->tor, len + IXM_FCS_BYTES);
     if (len < IXM_MIN_FRAME || len + IXM_FCS_BYTES > max || len > IXGBE_MODEL_MAX_FRAME_BYTES) {
         ixm_stat_add(m, len < IXM_MIN_FRAME ? IXM_RUC : IXM_ROC, 1);
         m->cnt.rx_bad_len++;
+        return -1;
+    }
+    if (ixm_fc_rx_pause(m, f, len)) { /* the MAC's own business, whatever RX DMA does */
+        m->cnt.rx_pause++;
+        return 0; /* the MAC took it (counted in LXON/LXOFFRXCNT, not GPRC) */
+    }
+    if (!ixm_rx_dma_on(m)) {
+        m->cnt.rx_disabled++;
         return -1;
     }
     if (!ixm_l2_pass(m, f)) {

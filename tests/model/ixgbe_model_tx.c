@@ -368,7 +368,7 @@ static void ixm_tx_queue(struct ixgbe_model *m, unsigned q)
     size = (ixm_reg(m, ixm_txq_reg_off(q, IXM_TDLEN)) & 0x000FFF80u) / IXM_DESC_BYTES;
     base = (uint64_t)ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAH)) << 32 |
            ixm_reg(m, ixm_txq_reg_off(q, IXM_TDBAL));
-    if (size == 0 || ixm_gone(m) || !m->link_up ||
+    if (size == 0 || ixm_gone(m) || !m->link_up || ixm_fc_tx_paused(m) ||
         m->faults[IXGBE_MODEL_FAULT_TX_STOPS_COMPLETING] ||
         !(ixm_reg(m, IXM_DMATXCTL) & IXM_DMATXCTL_TE) ||
         (ixm_reg(m, IXM_CTRL) & IXM_CTRL_GIO_DIS)) {

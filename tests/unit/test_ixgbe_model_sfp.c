@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "tests/model/ixgbe_model.h"
+#include "tests/unit/ixgbe_model_access.h"
 
 #define T_CTRL 0x00000
 #define T_CTRL_LRST 0x8u
@@ -98,22 +99,6 @@ static void fx_free(struct fx *f)
 {
     ixgbe_model_free(f->m);
     free(f);
-}
-
-static uint32_t rd(struct fx *f, uint32_t off)
-{
-    return ixgbe_model_read(f->m, IXGBE_MODEL_BAR_REGS, off);
-}
-
-static void wr(struct fx *f, uint32_t off, uint32_t v)
-{
-    ixgbe_model_write(f->m, IXGBE_MODEL_BAR_REGS, off, v);
-}
-
-static void adv(struct fx *f, uint64_t ns)
-{
-    f->now += ns;
-    ixgbe_model_advance(f->m, f->now);
 }
 
 static bool link_up(struct fx *f)
