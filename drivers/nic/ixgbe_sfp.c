@@ -394,9 +394,12 @@ void ixgbe_sfp_setup(struct nic_port *p, uint32_t *autoc)
 void ixgbe_sfp_poll(struct nic_port *p)
 {
     struct nic_media *m = &p->media;
-    uint32_t esdp = nic_rd(p, IXGBE_ESDP);
-    if (!m->cage || esdp == NIC_ALL_ONES) {
+    if (!m->cage) {
         return;
+    }
+    uint32_t esdp = nic_rd(p, IXGBE_ESDP);
+    if (esdp == NIC_ALL_ONES) {
+        return; /* gone: nic.c finds out */
     }
     bool present = (esdp & IXGBE_ESDP_SDP2) != 0;
     if (!present) {
