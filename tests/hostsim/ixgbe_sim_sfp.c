@@ -11,7 +11,8 @@
  *   sfp-refused   a module of unknown type and one whose ID page fails its checksum: refused,
  *                 laser off, port kept down
  *   sfp-board     an NVM that disables the link (AUTOC2), a laser a previous owner left off,
- *                 management firmware holding MNG_VETO: each handled, link up, no misuse
+ *                 management firmware holding MNG_VETO, an NVM enabling the firmware's LESM
+ *                 (AUTOC only under the MAC CSR semaphore): each handled, link up, no misuse
  *   nvm-checksum  a bad NVM checksum: the port is skipped with the sum in the message
  */
 #include <inttypes.h>
@@ -189,6 +190,12 @@ static void xs_tweak_laser_off(struct ixgbe_model_config *c)
     c->laser_off = true;
 }
 
+static void xs_tweak_lesm(struct ixgbe_model_config *c)
+{
+    c->lesm = true;
+    c->laser_off = true; /* so the reset finds the link down and writes AUTOC */
+}
+
 static void xs_tweak_veto(struct ixgbe_model_config *c)
 {
     c->mng_veto = true;
@@ -205,6 +212,7 @@ void xs_test_sfp_board(void)
                                   "enabling it\n" },
         { xs_tweak_laser_off, "port1: SFP+ module 10GBASE-SR, " },
         { xs_tweak_veto, "port1: management firmware vetoes link resets (MMNGC.MNG_VETO)" },
+        { xs_tweak_lesm, "port1: SFP+ module 10GBASE-SR, " },
     };
     /* One boot per board: the firmware's tables are boot-once, so the later boards are
      * brought up by a port reset (nic_port_reset runs the same link setup). */
@@ -215,7 +223,7 @@ void xs_test_sfp_board(void)
     }
     xs_expect_console(boards[0].line);
     XS_CHECK(nic_port(1)->link_up, "link-disabled NVM: link down");
-    for (unsigned b = 1; b < 3; b++) {
+    for (unsigned b = 1; b < sizeof(boards) / sizeof(boards[0]); b++) {
         xs_board(boards[b].tweak);
         xs_console_clear();
         XS_CHECK(nic_port_reset(nic_port(1), "test: new board"), "reset refused");
@@ -228,10 +236,12 @@ void xs_test_sfp_board(void)
         XS_CHECK(nic_port(1)->link_up, "board %u: link down after the reset: %s", b,
                  xs_console());
     }
-    XS_CHECK(ixgbe_model_laser_on(xs_port(1)->m), "veto board: laser off");
+    XS_CHECK(ixgbe_model_laser_on(xs_port(1)->m), "LESM board: laser off");
+    XS_CHECK((xs_peek(1, 0x10160) & 0x8) == 0, "LESM board: MAC CSR semaphore left held");
     if (xs_failures() == 0) {
         xs_summarize("NVM with AUTOC2 link-disable: cleared and said; laser left off by a previous "
-                     "owner: turned on; MNG_VETO: no link reset, said, link kept; no misuse");
+                     "owner: turned on; MNG_VETO: no link reset, said, link kept; LESM in the "
+                     "NVM: AUTOC under the MAC CSR semaphore; no misuse");
     }
 }
 

@@ -26,6 +26,8 @@
  *    model's own (valid checksum, module pointers absent); EEC.EE_SIZE matches the image.
  *  - MDIO (MSCA/MSRWD, §8.2.3.22.11/12): commands complete at once; no PHY answers (all ones).
  *  - SWSM.SMBI (§8.2.3.4): a read that finds it clear sets it. FDIRCTRL.INIT_DONE reads 1.
+ *    An NVM whose firmware section enables LESM (the config's lesm, or the image's own) makes
+ *    an AUTOC write without GSSR's software MAC CSR bit misuse (the write still lands).
  *    ANLP1.AN_STATE reads 1 (not 0) once an AUTOC.Restart_AN ran since the last reset: the
  *    pipeline reset of the Specification Update waits for it; other states are not modelled.
  *    FWSM.FW_VAL reads 1 once the EEPROM auto-read is done (Linux warns "firmware error"
@@ -302,7 +304,7 @@ static void ixm_msca_write(struct ixgbe_model *m, uint32_t val)
 
 /* The model's own EEPROM image: module pointers absent, PBA 000000-000, the SFP+ init list
  * at word 0x80 (ixgbe_model_sfp.c), valid checksum. */
-static void ixm_eeprom_default(struct ixgbe_model *m)
+static void ixm_eeprom_default(struct ixgbe_model *m, bool lesm)
 {
     uint16_t sum = 0;
 
@@ -314,10 +316,27 @@ static void ixm_eeprom_default(struct ixgbe_model *m)
         m->eeprom[w] = 0xFFFFu;
     }
     ixm_sfp_eeprom_list(m->eeprom, 0x80);
+    if (lesm) { /* a firmware section at 0x1C0 whose LESM parameters at 0x1D0 enable it */
+        m->eeprom[IXM_EEPROM_FW_PTR] = 0x1C0;
+        m->eeprom[0x1C0 + IXM_EEPROM_LESM_PTR] = 0x1D0;
+        m->eeprom[0x1D0 + IXM_EEPROM_LESM_STATE] = IXM_EEPROM_LESM_ENABLED;
+    }
     for (unsigned w = 0; w < IXM_EEPROM_CHECKSUM_WORD; w++) {
         sum = (uint16_t)(sum + m->eeprom[w]);
     }
     m->eeprom[IXM_EEPROM_CHECKSUM_WORD] = (uint16_t)(IXM_EEPROM_SUM - sum);
+}
+
+/* ixm_nvm_lesm: does the NVM's firmware section enable LESM? */
+static bool ixm_nvm_lesm(const struct ixgbe_model *m)
+{
+    unsigned fw = m->eeprom[IXM_EEPROM_FW_PTR], lesm;
+    if (fw == 0 || fw == 0xFFFFu || fw + IXM_EEPROM_LESM_PTR >= IXM_EEPROM_WORDS) {
+        return false;
+    }
+    lesm = m->eeprom[fw + IXM_EEPROM_LESM_PTR];
+    return lesm != 0 && lesm != 0xFFFFu && lesm + IXM_EEPROM_LESM_STATE < IXM_EEPROM_WORDS &&
+           (m->eeprom[lesm + IXM_EEPROM_LESM_STATE] & IXM_EEPROM_LESM_ENABLED);
 }
 
 /* ---- register read/write dispatch ---------------------------------------------------- */
@@ -545,6 +564,10 @@ static void ixm_reg_write(struct ixgbe_model *m, uint32_t off, uint32_t val)
         if ((val != old || (val & IXM_AUTOC_RESTART_AN)) &&
             ixm_mng_veto_refuses(m, "an AUTOC write")) {
             return;
+        }
+        if (m->lesm && !(ixm_reg(m, IXM_GSSR) & IXM_GSSR_SW_MAC_CSR_SM)) {
+            ixm_misuse(m, "AUTOC written without SW_FW_SYNC's MAC CSR semaphore while the NVM "
+                          "enables the firmware's LESM, which shares AUTOC (§10.5)");
         }
         m->regs[off / 4] = val & ~IXM_AUTOC_RESTART_AN;
         if (val & IXM_AUTOC_RESTART_AN) { /* §4.6.4: apply settings, restart the link */
@@ -779,8 +802,9 @@ struct ixgbe_model *ixgbe_model_new_config(const struct ixgbe_model_ops *ops,
         memset(m->eeprom, 0xFF, sizeof(m->eeprom));
         memcpy(m->eeprom, cfg->eeprom, cfg->eeprom_words * sizeof(uint16_t));
     } else {
-        ixm_eeprom_default(m);
+        ixm_eeprom_default(m, cfg->lesm);
     }
+    m->lesm = ixm_nvm_lesm(m);
     ixm_sfp_init(m, cfg);
     /* Power-on: the device has long finished its own reset, auto-read and DMA init. */
     ixm_regs_reset(m);

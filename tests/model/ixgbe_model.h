@@ -151,6 +151,9 @@ struct ixgbe_model_config {
     enum ixgbe_model_module module;
     bool laser_off;   /* ESDP drives TX_DISABLE at power-on (a previous owner turned it off) */
     bool mng_veto;    /* MMNGC.MNG_VETO: the management firmware forbids link resets */
+    bool lesm;        /* the model's own NVM image enables the firmware's link state machine
+                       * (LESM): AUTOC may then be written only under SW_FW_SYNC's MAC CSR
+                       * semaphore. With cfg.eeprom, that image's firmware section decides. */
 };
 
 /*

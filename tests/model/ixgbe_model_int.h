@@ -57,6 +57,13 @@
 /* SW_FW_SYNC (GSSR, §8.2.3.4.x): which of software and firmware holds which shared resource
  * (EEPROM, PHY0/1 = each port's I2C/MDIO, MAC CSRs). Plain storage: no firmware takes one. */
 #define IXM_GSSR 0x10160u
+#define IXM_GSSR_SW_MAC_CSR_SM 0x0008u
+/* The NVM's firmware section (word 0x0F points at it); its LESM parameters (+2 points at
+ * them) say in their state word (+1), bit 15, whether the firmware's link state machine runs. */
+#define IXM_EEPROM_FW_PTR 0x0Fu
+#define IXM_EEPROM_LESM_PTR 2u
+#define IXM_EEPROM_LESM_STATE 1u
+#define IXM_EEPROM_LESM_ENABLED 0x8000u
 /* The NVM's SFP+ init list (§6.x "PHY init" pointer; Linux: IXGBE_PHY_INIT_OFFSET_NL). */
 #define IXM_EEPROM_PHY_INIT_PTR 0x2Bu
 #define IXM_EEPROM_LIST_END 0xFFFFu
@@ -432,6 +439,7 @@ struct ixgbe_model {
     bool link_up;
     bool training;
     bool an_started; /* an AUTOC restart since the last reset (ANLP1.AN_STATE) */
+    bool lesm;       /* the NVM enables the firmware's LESM: AUTOC needs the MAC CSR semaphore */
     uint64_t link_up_at;
     bool faults[IXGBE_MODEL_FAULT_COUNT];
     struct ixm_sfp sfp;
