@@ -529,7 +529,7 @@ static void ix_fault_set(Object *obj, Visitor *v, const char *name, void *opaque
 
 /*
  * module (string): what sits in the cage of an sfp=on port: none, sr, lr, da-passive,
- * da-active, 1g-sx, 1g-lx, 1g-t, unknown (tests/model/ixgbe_model_sfp.c describes each). Set
+ * da-active, 1g-sx, 1g-lx, 1g-t, unknown, sr-dual (tests/model/ixgbe_model_sfp.c describes each). Set
  * on the command line (-device ixgbe-82599,sfp=on,module=da-passive) or while the guest runs
  * (HMP: qom-set <device path> module none, then ... module sr: a pull and a push).
  */
@@ -545,7 +545,7 @@ static void ix_module_set(Object *obj, const char *value, Error **errp)
 
     if (k == IXGBE_MODEL_MODULE_COUNT) {
         error_setg(errp, "ixgbe-82599: module '%s' unknown: none, sr, lr, da-passive, "
-                   "da-active, 1g-sx, 1g-lx, 1g-t or unknown", value);
+                   "da-active, 1g-sx, 1g-lx, 1g-t, unknown or sr-dual", value);
         return;
     }
     s->module = k;
@@ -567,7 +567,8 @@ static void ix_instance_init(Object *obj)
     s->module = IXGBE_MODEL_MODULE_SR;
     object_property_add_str(obj, "module", ix_module_get, ix_module_set);
     object_property_set_description(obj, "module", "what the SFP+ cage holds (sfp=on): none, "
-                                    "sr, lr, da-passive, da-active, 1g-sx, 1g-lx, 1g-t, unknown");
+                                    "sr, lr, da-passive, da-active, 1g-sx, 1g-lx, 1g-t, unknown, "
+                                    "sr-dual");
 
     device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex", "/ethernet-phy@0",
                                   DEVICE(obj));

@@ -61,6 +61,8 @@
 #define IXGBE_ESDP_SDP2 0x00000004UL     /* module present (input) */
 #define IXGBE_ESDP_SDP3 0x00000008UL     /* TX_DISABLE: 1 = laser off */
 #define IXGBE_ESDP_SDP3_DIR 0x00000800UL /* SDP3 is an output */
+#define IXGBE_ESDP_SDP5 0x00000020UL     /* rate select of a dual-rate module: 1 = 10G */
+#define IXGBE_ESDP_SDP5_DIR 0x00002000UL
 
 /* I2CCTL: I2C Control (§8.2.3.1.5): the SFP+ cage's two-wire bus, bit-banged. Linux:
  * IXGBE_I2CCTL_8259X and IXGBE_I2C_*_8259X. */

@@ -8,7 +8,8 @@
  * what Linux 6.1's ixgbe does with them (read for facts).
  *
  * Policy (docs/hardware.md): any vendor's module of a known type is set up (10GBASE-SR/LR,
- * passive and active (limiting) direct-attach cables, 1000BASE-SX/LX/T); a module of unknown
+ * passive and active (limiting) direct-attach cables, 1000BASE-SX/LX/T; dual-rate 10G/1G
+ * optics at 10G, their rate select driven high, with no fall-back to 1G); a module of unknown
  * type is refused with its laser off unless nic.sfp_any = yes, which sets it up as a 10G optic;
  * a module whose ID page cannot be read or fails its checksum is refused. Hot plug: housekeeping
  * reads the presence pin (SDP2) every 100 ms; a new module is set up once it has sat 300 ms
@@ -67,6 +68,8 @@ enum ixgbe_module_kind {
     IXGBE_MOD_1G_LX,
     IXGBE_MOD_1G_T,
     IXGBE_MOD_UNKNOWN,
+    IXGBE_MOD_SR_DUAL, /* 10GBASE-SR and 1000BASE-SX in one: run at 10G (rate select high) */
+    IXGBE_MOD_LR_DUAL,
 };
 
 static const struct ixgbe_module_type {
@@ -77,7 +80,8 @@ static const struct ixgbe_module_type {
     [IXGBE_MOD_DA_PASSIVE] = { "DA passive", 10000 },
     [IXGBE_MOD_DA_ACTIVE] = { "DA active", 10000 }, [IXGBE_MOD_1G_SX] = { "1000BASE-SX", 1000 },
     [IXGBE_MOD_1G_LX] = { "1000BASE-LX", 1000 }, [IXGBE_MOD_1G_T] = { "1000BASE-T", 1000 },
-    [IXGBE_MOD_UNKNOWN] = { "unknown", 10000 },
+    [IXGBE_MOD_UNKNOWN] = { "unknown", 10000 },  [IXGBE_MOD_SR_DUAL] = { "10G/1G SR", 10000 },
+    [IXGBE_MOD_LR_DUAL] = { "10G/1G LR", 10000 },
 };
 
 /* ---- I2C, bit-banged ---------------------------------------------------------------------- */
@@ -204,10 +208,10 @@ static enum ixgbe_module_kind ixgbe_module_kind(const uint8_t *id)
                                                                : IXGBE_MOD_UNKNOWN;
     }
     if (id[SFF_10G] & SFF_10G_SR) {
-        return IXGBE_MOD_SR;
+        return (id[SFF_1G] & SFF_1G_SX) ? IXGBE_MOD_SR_DUAL : IXGBE_MOD_SR;
     }
     if (id[SFF_10G] & SFF_10G_LR) {
-        return IXGBE_MOD_LR;
+        return (id[SFF_1G] & SFF_1G_LX) ? IXGBE_MOD_LR_DUAL : IXGBE_MOD_LR;
     }
     if (id[SFF_1G] & SFF_1G_T) {
         return IXGBE_MOD_1G_T;
@@ -238,6 +242,13 @@ static bool ixgbe_sff_checksum_ok(const uint8_t *id)
         sum += id[i];
     }
     return (uint8_t)sum == id[SFF_CC_BASE];
+}
+
+/* A dual-rate module's rate select (SFF-8431 RS0, on SDP5): high for its 10G rate. Single-rate
+ * modules ignore the pin; it is left alone for them, as Linux does. */
+static void ixgbe_rate_select_10g(struct nic_port *p)
+{
+    nic_set(p, IXGBE_ESDP, IXGBE_ESDP_SDP5_DIR | IXGBE_ESDP_SDP5);
 }
 
 static void ixgbe_laser(struct nic_port *p, bool on)
@@ -378,6 +389,9 @@ void ixgbe_sfp_setup(struct nic_port *p, uint32_t *autoc)
                                  ixgbe_lan_id(p));
     int words = ixgbe_load_sequence(p, sfp_id);
     ixgbe_sfp_mode(p, k, autoc);
+    if (k == IXGBE_MOD_SR_DUAL || k == IXGBE_MOD_LR_DUAL) {
+        ixgbe_rate_select_10g(p);
+    }
     ixgbe_laser(p, true);
     kprintf("%s: SFP+ module %s, %s %s (OUI %02x:%02x:%02x): %u Gb/s, NVM init sequence %u "
             "(%d words)%s\n", p->name, m->kind, m->vendor, m->part, m->oui[0], m->oui[1],

@@ -36,6 +36,7 @@ static const struct xs_module_case {
     { IXGBE_MODEL_MODULE_1G_SX, "1000BASE-SX", "WSM-1G-SX", 1000, 5 },
     { IXGBE_MODEL_MODULE_1G_LX, "1000BASE-LX", "WSM-1G-LX", 1000, 5 },
     { IXGBE_MODEL_MODULE_1G_T, "1000BASE-T", "WSM-1G-T", 1000, 5 },
+    { IXGBE_MODEL_MODULE_SR_DUAL, "10G/1G SR", "WSM-10G1G-SR", 10000, 5 },
     { IXGBE_MODEL_MODULE_SR, "10GBASE-SR", "WSM-10G-SR", 10000, 5 },
 };
 
@@ -98,7 +99,7 @@ void xs_test_sfp_modules(void)
     xs_arp_exchange(1, xs_port_ip(1), hmac, xs_port_ip(1) + 1);
     if (xs_failures() == 0) {
         xs_summarize("%zu modules swapped into port1 (LR, passive and active DA, 1000BASE-SX/"
-                     "LX/T, SR): each pulled and pushed, reported, identified from its page, "
+                     "LX/T, dual-rate SR, SR): each pulled and pushed, reported, identified from its page, "
                      "laser on, its NVM sequence and speed, link up; %" PRIu64 " module events; "
                      "ARP answered", swaps, p->module_events);
     }
@@ -120,7 +121,7 @@ void xs_test_sfp_empty(void)
     }
     ixgbe_model_set_module(xs_port(1)->m, IXGBE_MODEL_MODULE_SR);
     xs_housekeep(4);
-    xs_expect_module(&xs_module_cases[6]);
+    xs_expect_module(&xs_module_cases[7]);
     xs_expect("port1 module_events", p->module_events, 1);
     if (xs_failures() == 0) {
         xs_summarize("empty cage: \"cage empty\", port kept, bring-up %" PRIu64 " ms simulated "

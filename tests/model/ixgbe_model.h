@@ -136,6 +136,7 @@ enum ixgbe_model_module {
     IXGBE_MODEL_MODULE_1G_LX,      /* 1000BASE-LX optic */
     IXGBE_MODEL_MODULE_1G_T,       /* 1000BASE-T copper module */
     IXGBE_MODEL_MODULE_UNKNOWN,    /* an SFP whose compliance codes name nothing */
+    IXGBE_MODEL_MODULE_SR_DUAL,    /* dual-rate optic: 10GBASE-SR and 1000BASE-SX, rate select */
     IXGBE_MODEL_MODULE_COUNT
 };
 #define IXGBE_MODEL_MODULE_BYTES 256u /* one I2C device page (A0h, A2h) */

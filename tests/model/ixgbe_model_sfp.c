@@ -14,7 +14,8 @@
  *    pages). An empty cage ACKs nothing, so SDA stays high.
  *  - ESDP: SDP2 reads 1 while a module is in the cage (an input); SDP3 drives the module's
  *    TX_DISABLE (laser off while SDP3 is an output driving 1, or an input: the module's own
- *    pull-up disables it); SDP5 (rate select) is stored. ESDP keeps its value across CTRL.RST
+ *    pull-up disables it); SDP5 is the rate select of a dual-rate module (an output driving 1:
+ *    10G; otherwise 1G), which must agree with the link mode. ESDP keeps its value across CTRL.RST
  *    and LRST (the NVM sets SDP3/SDP5 as outputs at power-on only), so a laser a previous owner
  *    turned off stays off until a driver turns it on.
  *  - A presence change raises EICR.GPI_SDP2 when GPIE.SDP2_GPIEN is set.
@@ -30,8 +31,8 @@
  *    defaults suit optics). LINKS reports 1G or 10G accordingly.
  *  - MMNGC.MNG_VETO (a board option): a link reset (CTRL.LRST, an AUTOC write) is then misuse.
  *
- * NOT MODELLED: clock stretching, A2h diagnostics values, writes to the module, dual-rate
- * (multispeed) modules and SDP5's effect, SDP1/SDP0 roles, the firmware side of SW_FW_SYNC,
+ * NOT MODELLED: clock stretching, A2h diagnostics values, writes to the module, soft rate
+ * select (A2h byte 110), SDP1/SDP0 roles, the firmware side of SW_FW_SYNC,
  * LESM, the pipeline-reset errata, QSFP. The model's LAN ID is 0, so id 3 and 5 are the ones
  * that count; ids 4 and 6 are in the NVM for a driver that looks them up by LAN ID.
  */
@@ -68,6 +69,7 @@ struct ixm_module_desc {
     uint8_t rate;       /* byte 12, units of 100 MBd */
     uint8_t byte60;     /* wavelength high byte, or the cable's compliance (active: limiting) */
     bool is_1g;
+    bool dual;          /* runs at 10G or 1G, as the rate select pin (SDP5) says */
 };
 
 static const struct ixm_module_desc ixm_modules[IXGBE_MODEL_MODULE_COUNT] = {
@@ -88,6 +90,9 @@ static const struct ixm_module_desc ixm_modules[IXGBE_MODEL_MODULE_COUNT] = {
                                   0, 0x08, 0, 0x0D, 0x00, true },
     [IXGBE_MODEL_MODULE_UNKNOWN] = { "unknown", "NoName Optics", { 0x02, 0x4E, 0x4E },
                                      "NN-10G-??", 0x07, 0, 0, 0, 0x67, 0x06, false },
+    [IXGBE_MODEL_MODULE_SR_DUAL] = { "sr-dual", "Intel Corp", { 0x00, 0x1B, 0x21 },
+                                     "WSM-10G1G-SR", 0x07, 0x10, 0x01, 0, 0x67, 0x03, false,
+                                     true },
 };
 
 static void ixm_put_str(uint8_t *at, size_t n, const char *s)
@@ -210,10 +215,22 @@ static bool ixm_lms_is_1g(uint32_t autoc)
     return lms == IXM_AUTOC_LMS_1G_NO_AN || lms == IXM_AUTOC_LMS_1G_AN;
 }
 
+/* A dual-rate module's rate select (RS0 on SDP5): driven high, full (10G) bandwidth; low or
+ * not driven (the module's pull-down), 1G. */
+static bool ixm_rate_select_10g(const struct ixgbe_model *m)
+{
+    uint32_t esdp = ixm_reg(m, IXM_ESDP);
+    return (esdp & IXM_ESDP_SDP_DIR(5)) && (esdp & IXM_ESDP_SDP5);
+}
+
 static bool ixm_mode_fits(const struct ixgbe_model *m)
 {
     uint32_t autoc = ixm_reg(m, IXM_AUTOC), autoc2 = ixm_reg(m, IXM_AUTOC2);
-    if (ixm_modules[m->sfp.module].is_1g) {
+    if (ixm_modules[m->sfp.module].dual && ixm_lms_is_1g(autoc) == ixm_rate_select_10g(m)) {
+        return false; /* the optic runs at the other rate */
+    }
+    if (ixm_modules[m->sfp.module].is_1g ||
+        (ixm_modules[m->sfp.module].dual && !ixm_rate_select_10g(m))) {
         return ixm_lms_is_1g(autoc) && !(autoc & IXM_AUTOC_1G_PMA_KX);
     }
     return (autoc & IXM_AUTOC_LMS_MASK) == IXM_AUTOC_LMS_10G_SERIAL &&
@@ -225,7 +242,7 @@ static bool ixm_sequence_fits(const struct ixgbe_model *m)
     enum ixgbe_model_module k = m->sfp.module;
     int need = k == IXGBE_MODEL_MODULE_DA_PASSIVE ? IXM_SFP_ID_DA_CORE0 : IXM_SFP_ID_SRLR_CORE0;
     bool optic = k == IXGBE_MODEL_MODULE_SR || k == IXGBE_MODEL_MODULE_LR ||
-                 k == IXGBE_MODEL_MODULE_UNKNOWN;
+                 k == IXGBE_MODEL_MODULE_SR_DUAL || k == IXGBE_MODEL_MODULE_UNKNOWN;
     return m->sfp.seq_loaded == need || (optic && m->sfp.seq_loaded < 0);
 }
 

@@ -309,6 +309,22 @@ static void test_one_gig_module_needs_one_gig_mode(void **state)
     fx_free(f);
 }
 
+static void test_dual_rate_follows_rate_select(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(IXGBE_MODEL_MODULE_SR_DUAL, false, false);
+    assert_false(link_after_training(f)); /* rate select low at power-on: a 1G optic */
+    wr(f, T_ESDP, rd(f, T_ESDP) | 0x2000u | 0x20u); /* SDP5 an output, high: 10G */
+    assert_true(link_after_training(f));
+    assert_int_equal(rd(f, T_LINKS) & T_LINKS_SPEED, 0x30000000u);
+    wr(f, T_ESDP, rd(f, T_ESDP) & ~0x20u); /* back to 1G while the MAC runs 10G */
+    assert_false(link_up(f));
+    wr(f, T_AUTOC, (rd(f, T_AUTOC) & ~T_AUTOC_LMS_MASK) | T_AUTOC_LMS_1G_AN | T_AUTOC_RESTART);
+    assert_true(link_after_training(f));
+    assert_int_equal(rd(f, T_LINKS) & T_LINKS_SPEED, 0x20000000u);
+    fx_free(f);
+}
+
 static void test_removal_and_insertion(void **state)
 {
     (void)state;
@@ -394,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_laser_left_off_survives_reset),
         cmocka_unit_test(test_passive_da_needs_its_sequence),
         cmocka_unit_test(test_one_gig_module_needs_one_gig_mode),
+        cmocka_unit_test(test_dual_rate_follows_rate_select),
         cmocka_unit_test(test_removal_and_insertion),
         cmocka_unit_test(test_link_disable_bits_and_mng_veto),
         cmocka_unit_test(test_anlp1_state_leaves_zero_on_restart),
