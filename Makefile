@@ -323,7 +323,8 @@ hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`
-# commands), busy (busy polling), wire (wire mode) and reboot (test, with panic = reboot), on
+# commands), busy (busy polling), wire (wire mode), reboot (test, with panic = reboot) and
+# slots (ports pinned to PCI functions), on
 # igb and (tests marked BOTH_NICS, and the Linux referee) on the emulated 82599.
 test-system:
 	@[ "$$(id -u)" = 0 ] || { echo "test-system: the QEMU tests make taps and network namespaces and need root: run it as root or with sudo (make unit hostsim test-model need none)"; exit 1; }
@@ -333,6 +334,7 @@ test-system:
 	$(MAKE) --no-print-directory BUILD=build/busy CONFIG=config/busy.conf build/busy/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/slots CONFIG=config/slots.conf build/slots/wirespeed.elf
 	$(PYTHON) -m pytest -q -rs tests/system
 
 test: check-readme check-layers unit hostsim test-model fuzz-smoke test-system

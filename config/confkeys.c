@@ -38,6 +38,23 @@
     }
 
 /*
+ * One port's PCI function key: portN.pci -> CONFIG_PORTN_SLOT_HAS_PCI and CONFIG_PORTN_SLOT_PCI
+ * (and CONFIG_PORT_PCI, all four together). Read by
+ * the NIC layer (nic_probe_all), which numbers the ports.
+ */
+#define CONF_PORT_PCI_KEY(n)                                                                       \
+    {                                                                                              \
+        .name = "port" #n ".pci",                                                                  \
+        .type = CONF_PCI_ADDR,                                                                     \
+        .no_default = true,                                                                        \
+        .macro = "CONFIG_PORT" #n "_SLOT",                                                         \
+        .doc = "The NIC port that is port " #n ", by PCI address (e.g. 0000:03:00.0): it keeps "   \
+               "that number even when a port before it fails or is missing (then port " #n " is " \
+               "absent). Unset: ports are numbered in PCI bus order, into the numbers no "         \
+               "portN.pci takes.",                                                                 \
+    }
+
+/*
  * The one key table. A new key is one row here (and a line in each shipped config file);
  * parsing, defaults, the header and docs/config.md all follow from it. Keep doc strings free
  * of '|' (they become markdown table cells). The order is that of the header and the doc.
@@ -190,6 +207,11 @@ const struct conf_key conf_keys[] = {
     CONF_PORT_NEXT_HOP_MAC_KEY(1),
     CONF_PORT_NEXT_HOP_MAC_KEY(2),
     CONF_PORT_NEXT_HOP_MAC_KEY(3),
+    /* CONF_PORT_COUNT of them, in port order: CONFIG_PORT_PCI is built from these. */
+    CONF_PORT_PCI_KEY(0),
+    CONF_PORT_PCI_KEY(1),
+    CONF_PORT_PCI_KEY(2),
+    CONF_PORT_PCI_KEY(3),
     {
         .name = "nic.rx_descs",
         .type = CONF_INT,

@@ -129,6 +129,22 @@ static bool conf_check_subnets(struct conf_parser *p, unsigned line, size_t i,
     return true;
 }
 
+/* conf_check_pci_unique: no two ports may name one PCI function (the later line is wrong). */
+static bool conf_check_pci_unique(struct conf_parser *p, unsigned line, size_t i,
+                                  const struct conf_value *res)
+{
+    for (size_t j = 0; j < conf_key_count; j++) {
+        const struct conf_value *o = &p->out->val[j];
+        if (j != i && conf_keys[j].type == CONF_PCI_ADDR && o->present && o->num == res->num) {
+            conf_error_add(p, line, "%s: %s is already %s (line %u)", conf_keys[i].name,
+                           res->text[0] ? res->text : "that function", conf_keys[j].name,
+                           o->line);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Handle one `route` line (key index i, value non-empty): see conf_check_routes for the rest. */
 static void conf_add_route(struct conf_parser *p, unsigned line, size_t i, const char *value)
 {
@@ -312,6 +328,10 @@ static void conf_set(struct conf_parser *p, unsigned line, const char *key, cons
         return;
     }
     if (conf_keys[i].type == CONF_IPV4_PREFIX && !conf_check_subnets(p, line, (size_t)i, &res)) {
+        return;
+    }
+    snprintf(res.text, sizeof(res.text), "%s", value);
+    if (conf_keys[i].type == CONF_PCI_ADDR && !conf_check_pci_unique(p, line, (size_t)i, &res)) {
         return;
     }
     conf_store(val, value, &res);

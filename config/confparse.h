@@ -30,6 +30,8 @@ enum conf_type {
     CONF_PORT_PAIRS, /* "0-1 2-3": ports joined in pairs; emitted as a peer-per-port initializer */
     CONF_ROUTE,  /* "a.b.c.d/len via e.f.g.h" or "a.b.c.d/len dev portN"; repeatable; emitted as
                   * CONFIG_NROUTES and the initializer <macro> */
+    CONF_PCI_ADDR, /* a PCI function "[ssss:]bb:dd.f" (hex); two macros <macro>_HAS_PCI (0/1) and
+                    * <macro>_PCI (segment << 16 | bus << 8 | device << 3 | function) */
 };
 
 /* One accepted word: an enum value, or an alias of an integer ("com1" for 0x3f8). */
@@ -76,7 +78,8 @@ struct conf_value {
     unsigned line;        /* first line setting the key; 0 = not in the file */
     bool present;         /* holds a valid value (from the file or a default); false for a
                            * no_default key left unset; CONF_ROUTE: at least one valid line */
-    int64_t num;          /* CONF_INT, CONF_ENUM, CONF_BOOL: the number the header emits */
+    int64_t num;          /* CONF_INT, CONF_ENUM, CONF_BOOL, CONF_PCI_ADDR: the number the
+                           * header emits */
     uint32_t ip;          /* CONF_IPV4_PREFIX: address, host byte order (198.18.0.1: 0xc6120001) */
     unsigned prefix;      /* CONF_IPV4_PREFIX: the prefix length */
     uint8_t mac[CONF_MAC_BYTES]; /* CONF_MAC: the address, first octet first */

@@ -350,6 +350,52 @@ static bool conf_check_mac(const struct conf_key *k, const char *text, uint8_t *
     return true;
 }
 
+/* conf_hex_field: exactly n hex digits at s (any case) into *out; false otherwise. */
+static bool conf_hex_field(const char *s, size_t n, unsigned *out)
+{
+    *out = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = conf_hex_digit(s[i]);
+        if (d < 0) {
+            return false;
+        }
+        *out = *out << 4 | (unsigned)d;
+    }
+    return true;
+}
+
+/*
+ * conf_check_pci: "[ssss:]bb:dd.f", hex as `lspci -D` prints it: an optional 4-digit segment,
+ * a 2-digit bus, a 2-digit device 00..1f and a function 0..7. The segment defaults to 0000.
+ */
+static bool conf_check_pci(const struct conf_key *k, const char *text, int64_t *num, char *msg,
+                           size_t size)
+{
+    const char *s = text;
+    unsigned seg = 0, bus, dev, fn;
+    if (strlen(s) == 12 && s[4] == ':') {
+        if (!conf_hex_field(s, 4, &seg)) {
+            goto bad;
+        }
+        s += 5;
+    }
+    if (strlen(s) != 7 || s[2] != ':' || s[5] != '.' || !conf_hex_field(s, 2, &bus) ||
+        !conf_hex_field(s + 3, 2, &dev) || !conf_hex_field(s + 6, 1, &fn)) {
+        goto bad;
+    }
+    if (dev > 0x1F || fn > 7) {
+        conf_append(msg, size, "%s: '%s': device %02x and function %x must be 00..1f and 0..7",
+                    k->name, text, dev, fn);
+        return false;
+    }
+    *num = (int64_t)seg << 16 | bus << 8 | dev << 3 | fn;
+    return true;
+bad:
+    conf_append(msg, size, "%s: '%s' is not a PCI address: expected ssss:bb:dd.f or bb:dd.f in "
+                "hex, as lspci -D prints it (e.g. 0000:03:00.0)", k->name, text);
+    return false;
+}
+
 /* A port number, the n > 0 digits at s: false if it has a leading zero or is not a port. */
 static bool conf_parse_port(const char *s, size_t n, unsigned *port)
 {
@@ -518,6 +564,8 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
                conf_check_ipv4_use(k, res->ip, res->prefix, msg, size);
     case CONF_MAC:
         return conf_check_mac(k, text, res->mac, msg, size);
+    case CONF_PCI_ADDR:
+        return conf_check_pci(k, text, num, msg, size);
     case CONF_PORT_PAIRS:
         return conf_check_pairs(k, text, res->peer, msg, size);
     case CONF_ROUTE:

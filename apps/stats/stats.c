@@ -106,7 +106,7 @@ static const struct stats_counter stats_fwd_counters[] = {
     FC("fwd_dst_other_port_address", dst_other_port_address,
        "to the appliance's address on another port: dropped"),
     FC("fwd_egress_no_queue", egress_no_queue,
-       "the egress port has no TX queue for this core"),
+       "the egress port has no TX queue for this core (or none at all: an absent port)"),
     FC("fwd_egress_link_down", egress_link_down,
        "the egress port's link is down, or the port is being reset or dead"),
     FC("fwd_wire_no_peer", wire_no_peer,

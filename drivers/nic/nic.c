@@ -42,23 +42,42 @@ static struct nic_test_hold {
     struct pkb *list;
 } nic_holds[WS_MAX_CPUS];
 
+/*
+ * Port numbers. A port the config pins to a PCI function (portN.pci) is portN whatever else
+ * comes up, so a failed or missing NIC never renames the others; every other NIC takes the
+ * lowest number left, in bus order (without portN.pci keys: bus order, as always). A number
+ * below the highest in use that nothing took is an absent port: dead from the start, no
+ * queues, named on the console; whatever is routed to it is dropped and counted as for a port
+ * whose device has gone.
+ */
+static const struct {
+    int has;
+    uint32_t addr; /* segment << 16 | bus << 8 | device << 3 | function */
+} nic_slot_cfg[NIC_MAX_PORTS] = CONFIG_PORT_PCI;
+static bool nic_slot_used[NIC_MAX_PORTS];
+static unsigned nic_next_slot; /* what nic_alloc_port hands out (nic_probe_all sets it) */
+
 struct nic_port *nic_alloc_port(void)
 {
-    if (nic_nports == NIC_MAX_PORTS) {
+    unsigned i = nic_next_slot;
+    if (i >= NIC_MAX_PORTS) {
         kprintf("nic: more than %d ports; the rest are ignored\n", NIC_MAX_PORTS);
         return NULL;
     }
-    struct nic_port *p = &nic_ports[nic_nports];
+    struct nic_port *p = &nic_ports[i];
     memset(p, 0, sizeof(*p));
-    p->index = nic_nports++;
+    p->index = i;
     snprintf(p->name, sizeof(p->name), "port%u", p->index);
+    nic_slot_used[i] = true;
+    nic_nports = i + 1 > nic_nports ? i + 1 : nic_nports;
     return p;
 }
 
 void nic_abandon_port(struct nic_port *p)
 {
     kprintf("%s: skipped (see the message above)\n", p->name);
-    if (p->index == nic_nports - 1) {
+    nic_slot_used[p->index] = false;
+    while (nic_nports > 0 && !nic_slot_used[nic_nports - 1]) {
         nic_nports--;
     }
 }
@@ -120,23 +139,106 @@ static const struct nic_driver *nic_driver_for(const struct pci_dev *d)
     return NULL;
 }
 
+static uint32_t nic_pci_addr(const struct pci_dev *d)
+{
+    return (uint32_t)d->segment << 16 | (uint32_t)d->bus << 8 | (uint32_t)d->dev << 3 | d->fn;
+}
+
+/* nic_probe_into: bring d up as port `slot`. */
+static void nic_probe_into(struct pci_dev *d, const struct nic_driver *drv, unsigned slot,
+                           unsigned ncores)
+{
+    d->claimed = true;
+    nic_next_slot = slot;
+    if (drv->probe(d, ncores) == 0) {
+        struct nic_port *p = &nic_ports[slot];
+        for (unsigned q = 0; q < p->nqueues; q++) {
+            p->q[q].usable = true; /* running, generation 0 */
+        }
+        nic_report_port(p);
+    }
+}
+
+/* nic_probe_pinned: the NIC portN.pci names, as port n, or why there is none. */
+static void nic_probe_pinned(unsigned n, unsigned ncores)
+{
+    struct pci_dev *d = NULL;
+    for (unsigned i = 0; i < pci_device_count() && d == NULL; i++) {
+        d = nic_pci_addr(pci_device(i)) == nic_slot_cfg[n].addr ? pci_device(i) : NULL;
+    }
+    const struct nic_driver *drv = d != NULL && !d->broken ? nic_driver_for(d) : NULL;
+    if (drv == NULL) {
+        uint32_t a = nic_slot_cfg[n].addr;
+        kprintf("port%u: nothing to drive at %04x:%02x:%02x.%x (config port%u.pci): %s\n", n,
+                a >> 16, (a >> 8) & 0xFF, (a >> 3) & 0x1F, a & 7, n,
+                d == NULL ? "no PCI function there" : d->broken ? "the function is broken "
+                "(its pci line says why)" : "not a NIC we have a driver for");
+        return;
+    }
+    nic_probe_into(d, drv, n, ncores);
+}
+
+/* nic_free_slot: the lowest port number neither taken nor pinned by the config. */
+static unsigned nic_free_slot(void)
+{
+    unsigned i = 0;
+    while (i < NIC_MAX_PORTS && (nic_slot_used[i] || nic_slot_cfg[i].has)) {
+        i++;
+    }
+    return i;
+}
+
+/* An absent port: what every loop over the ports may touch, and nothing to send through. */
+static struct nic_queue nic_absent_queues[WS_MAX_CPUS];
+static struct pci_dev nic_absent_pci[NIC_MAX_PORTS];
+static bool nic_absent_present(struct nic_port *p)
+{
+    (void)p;
+    return false;
+}
+static const struct nic_ops nic_absent_ops = { .chip = "absent", .present = nic_absent_present };
+
+static void nic_fill_absent(void)
+{
+    for (unsigned i = 0; i < nic_nports && i < NIC_MAX_PORTS; i++) {
+        if (nic_slot_used[i]) {
+            continue;
+        }
+        struct nic_port *p = &nic_ports[i];
+        struct pci_dev *d = &nic_absent_pci[i];
+        uint32_t a = nic_slot_cfg[i].addr;
+        memset(p, 0, sizeof(*p));
+        *d = (struct pci_dev){ .segment = (uint16_t)(a >> 16), .bus = (uint8_t)(a >> 8),
+                               .dev = (uint8_t)((a >> 3) & 0x1F), .fn = (uint8_t)(a & 7),
+                               .vendor = 0xFFFF, .device = 0xFFFF };
+        p->index = i;
+        snprintf(p->name, sizeof(p->name), "port%u", i);
+        p->ops = &nic_absent_ops;
+        p->pci = d;
+        p->q = nic_absent_queues;
+        p->gstate = NIC_PORT_DEAD;
+        kprintf("%s: absent (%s): dead from the start; what is routed to it is dropped and "
+                "counted\n", p->name, nic_slot_cfg[i].has ? "its NIC, config portN.pci, did not "
+                "come up" : "no NIC left for it below a port that portN.pci pins");
+    }
+}
+
 unsigned nic_probe_all(unsigned ncores)
 {
+    for (unsigned n = 0; n < NIC_MAX_PORTS; n++) {
+        if (nic_slot_cfg[n].has) {
+            nic_probe_pinned(n, ncores);
+        }
+    }
     for (unsigned i = 0; i < pci_device_count(); i++) {
         struct pci_dev *d = pci_device(i);
         const struct nic_driver *drv = nic_driver_for(d);
         if (d->broken || d->claimed || drv == NULL) {
             continue;
         }
-        d->claimed = true;
-        if (drv->probe(d, ncores) == 0) {
-            struct nic_port *p = &nic_ports[nic_nports - 1];
-            for (unsigned q = 0; q < p->nqueues; q++) {
-                p->q[q].usable = true; /* running, generation 0 */
-            }
-            nic_report_port(p);
-        }
+        nic_probe_into(d, drv, nic_free_slot(), ncores);
     }
+    nic_fill_absent();
     return nic_nports;
 }
 

@@ -224,8 +224,10 @@ static inline enum nic_port_state nic_port_state(const struct nic_port *p)
 }
 
 /* nic_probe_all: find supported NICs on PCI, bring each up with one queue per core
- * (ncores), in PCI order as port0, port1, ... Prints one line per port. Boot core, after
- * PCI and per-core pools. Returns the number of ports up. */
+ * (ncores): the ones the config pins (portN.pci) as those ports, the others in PCI order into
+ * the lowest numbers left. A number below the highest that no NIC took is an absent port
+ * (dead, no queues). Prints one line per port. Boot core, after PCI and per-core pools.
+ * Returns the number of ports, absent ones included. */
 unsigned nic_probe_all(unsigned ncores);
 unsigned nic_port_count(void);
 struct nic_port *nic_port(unsigned i);

@@ -13,9 +13,9 @@
  * 512 bit times, 3.4 ms at 10 Gb/s and 336 ms at 100 Mb/s; QEMU's igb transmits synchronously
  * on the TDT write (and completes frames while its link is down). A peer that keeps sending
  * XOFF holds a queue for as long as it likes: nic.c passes such a port (XOFF received since
- * the last sample) as not pending, exactly like a link that is down. 1000 ms is three times the worst pause and short enough that a hung port
- * is back within about 1.3 s (detection at 1.0-1.1 s with 100 ms sampling, then the reset).
- * Linux's ixgbe waits longer (two 2-second watchdog periods, then the stack's 5 s tx_timeout)
+ * the last sample) as not pending, exactly like a link that is down. 1000 ms is three times
+ * the worst pause and short enough that a hung port is back within about 1.3 s (detection at
+ * 1.0-1.1 s with 100 ms sampling, then the reset). Linux's ixgbe waits longer (two 2-second watchdog periods, then the stack's 5 s tx_timeout)
  * because it cannot tell a stalled queue from a paused one without these two signals.
  */
 #ifndef WS_NIC_TXWD_H

@@ -99,7 +99,8 @@ void xs_test_sfp_modules(void)
     xs_arp_exchange(1, xs_port_ip(1), hmac, xs_port_ip(1) + 1);
     if (xs_failures() == 0) {
         xs_summarize("%zu modules swapped into port1 (LR, passive and active DA, 1000BASE-SX/"
-                     "LX/T, dual-rate SR, SR): each pulled and pushed, reported, identified from its page, "
+                     "LX/T, dual-rate SR, SR): each pulled and pushed, reported, identified "
+                     "from its page, "
                      "laser on, its NVM sequence and speed, link up; %" PRIu64 " module events; "
                      "ARP answered", swaps, p->module_events);
     }

@@ -2,9 +2,10 @@
  * tests/model/ixgbe_model.c: one 82599 port, modelled from the Intel 82599 10 GbE Controller
  * Datasheet (331520, rev 3.x): register file and dispatch, reset and init-time status, link,
  * statistics registers, time, the public API. The SFP+ cage (I2C, SDP pins, module init
- * sequences, what the link needs) is in ixgbe_model_sfp.c. Queue ring registers and enable latching are in
- * ixgbe_model_queue.c, RX in ixgbe_model_rx.c, TX in ixgbe_model_tx.c, interrupts and MSI-X in
- * ixgbe_model_irq.c. Register map and state: ixgbe_model_int.h.
+ * sequences, what the link needs) is in ixgbe_model_sfp.c, flow control in ixgbe_model_fc.c.
+ * Queue ring registers and enable latching are in ixgbe_model_queue.c, RX in ixgbe_model_rx.c,
+ * TX in ixgbe_model_tx.c, interrupts and MSI-X in ixgbe_model_irq.c. Register map and state:
+ * ixgbe_model_int.h.
  *
  * MODELLED (section numbers are the datasheet's):
  *  - Software reset CTRL.RST and link reset CTRL.LRST (§4.2, §8.2.3.1.1): every register back to
@@ -53,14 +54,14 @@
  *    function mask and enable (PCI config space: the embedder's business).
  *  - EEPROM writes (EEWR) and bit-banging, flash, firmware/manageability (no firmware ever holds
  *    SWSM.SWESMBI or a GSSR bit; MMNGC.MNG_VETO is a board option, ixgbe_model_sfp.c), an
- *    external PHY, 100M, priority flow control, LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV (MRQC.MRQE other
- *    than 0/1 is reported "not modelled"),
- *    flow director beyond INIT_DONE (filters are stored, never matched: RSS decides), 5-tuple/
- *    EtherType/SYN filters, VLAN filtering, stripping and insertion.
+ *    external PHY, 100M, priority flow control, LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV
+ *    (MRQC.MRQE other than 0/1 is reported "not modelled"), flow director beyond INIT_DONE
+ *    (filters are stored, never matched: RSS decides), 5-tuple/EtherType/SYN filters, VLAN
+ *    filtering, stripping and insertion.
  *  - RX: legacy and header-split descriptors, RSC, checksum offload (IPCS/L4I stay 0, so a driver
  *    must not trust them), CRC errors (injected frames are always good), per-packet-buffer
- *    sizing other than RXPBSIZE[0] (the sizes' sum is checked), descriptor prefetch/write-back thresholds (write-back is
- *    immediate), DCA, RDRXCTL's own bits, VLAN-tagged length limits (+4).
+ *    sizing other than RXPBSIZE[0] (the sizes' sum is checked), descriptor prefetch/write-back
+ *    thresholds (write-back is immediate), DCA, RDRXCTL's own bits, VLAN-tagged length limits (+4).
  *  - TX: legacy descriptors, TSO, checksum/VLAN/timestamp offloads (all reported "not
  *    modelled"), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
  *    (HLREG0.LPBK), TX packet buffer sizing (only its sum is checked) and TXPBTHRESH.

@@ -71,7 +71,7 @@ class Lab:
 
     def __init__(self, kernel=None, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
                  nic="igb", platform=(), nic_buses=None, bios=None, machine="q35",
-                 serial=None, cpu=None, iso=None, nic_opts=None):
+                 serial=None, cpu=None, iso=None, nic_opts=None, nic_slots=None):
         """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
         each host a default route through the appliance's address on its wire; nic: "igb" or
         "82599" (qemu.NICS). With the 82599, QEMU logs the model's guest errors (driver
@@ -80,7 +80,8 @@ class Lab:
         there) instead of pcie.0; bios: a firmware image (e.g. OVMF) instead of SeaBIOS;
         machine: QEMU's -machine value (e.g. "q35,pit=off"); serial: the console's UART, cpu:
         a -cpu model, iso: boot this ISO (GRUB) instead of kernel (qemu.Guest); nic_opts: more
-        -device options per port (e.g. "sfp=on,module=da-passive" for the ixgbe-82599)."""
+        -device options per port (e.g. "sfp=on,module=da-passive" for the ixgbe-82599);
+        nic_slots: the PCI slot on pcie.0 of each port's NIC (default 2, 4, ...)."""
         self.hosts = hosts or HOSTS
         self.nic = nic
         self.qemu, _, self.chip, self.speed = NICS[nic]
@@ -97,7 +98,8 @@ class Lab:
             extra += ["-d", "guest_errors", "-D", self.errlog]
         for i, tap in enumerate(self.taps):
             dev = (nic_device(nic, f"n{i}", 0, f"nic{i}", bus=nic_buses[i]) if nic_buses
-                   else nic_device(nic, f"n{i}", 2 + 2 * i, f"nic{i}"))
+                   else nic_device(nic, f"n{i}", nic_slots[i] if nic_slots else 2 + 2 * i,
+                                   f"nic{i}"))
             if nic_opts and nic_opts[i]:
                 dev += "," + nic_opts[i]
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no",

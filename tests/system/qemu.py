@@ -17,6 +17,7 @@ TEST_ELF = os.path.join(ROOT, "build", "test", "wirespeed.elf")
 BUSY_ELF = os.path.join(ROOT, "build", "busy", "wirespeed.elf")
 WIRE_ELF = os.path.join(ROOT, "build", "wire", "wirespeed.elf")
 REBOOT_ELF = os.path.join(ROOT, "build", "reboot", "wirespeed.elf")
+SLOTS_ELF = os.path.join(ROOT, "build", "slots", "wirespeed.elf")
 
 # The NICs a test can give the appliance: QEMU's igb (an 82576) in Debian's stock QEMU, and the
 # project's 82599 model as the ixgbe-82599 device in the QEMU tools/build-qemu builds

@@ -443,11 +443,11 @@ static void test_key_table_is_sound(void **state)
         assert_null(strchr(k->doc, '|')); /* would break the markdown table */
         assert_true(strlen(k->doc) <= CONF_DOC_MAX_BYTES);
         assert_true(k->required || k->def != NULL || k->def_from_file || k->no_default);
-        /* Only an address or a MAC has a "not set" macro for the firmware to test; routes
-         * are a list, empty when unset. */
+        /* Only an address, a MAC or a PCI function has a "not set" macro for the firmware to
+         * test; routes are a list, empty when unset. */
         assert_true(!k->no_default ||
                     ((k->type == CONF_IPV4_PREFIX || k->type == CONF_MAC ||
-                      k->type == CONF_ROUTE) && !k->required));
+                      k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE) && !k->required));
         assert_true(k->type != CONF_IPV4_PREFIX || (k->min >= 0 && k->max <= 30));
         /* A list is a route list: one key may repeat, and it has no default. */
         assert_true(k->repeatable == (k->type == CONF_ROUTE));
@@ -1182,7 +1182,7 @@ static void test_next_hop_mac_valid(void **state)
                          "    { { 1, { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 } }, \\\n"
                          "      { 0, { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 } }, \\\n"
                          "      { 0, { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 } }, \\\n"
-                         "      { 1, { 0xaa, 0xbb, 0xcc, 0x0d, 0xe0, 0xff } } }\n\n#endif\n");
+                         "      { 1, { 0xaa, 0xbb, 0xcc, 0x0d, 0xe0, 0xff } } }\n\n");
     /* Both aggregates follow every key's macros. */
     assert_true(strstr(h, "CONFIG_PORT_NEXT_HOP_MACS") > strstr(h, "CONFIG_PORT_ADDRESSES"));
     assert_true(strstr(h, "CONFIG_PORT_ADDRESSES") > strstr(h, "CONFIG_POLL_IDLE_US"));
@@ -1222,6 +1222,54 @@ static void test_next_hop_mac_errors(void **state)
                         "port3.next_hop_mac: 03:00:00:00:00:00 is a multicast address (group bit "
                         "set in the first octet)");
     assert_one_bad_line("port0.next_hop_mac =", "port0.next_hop_mac: empty value");
+}
+
+/* portN.pci: both spellings lspci prints, each into its number; the combined initializer. */
+static void test_port_pci_valid(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.pci = 0000:03:00.1\nport2.pci = 1a:1F.7\n"
+                                         "port3.pci = 00Ab:FF:00.0\n"), 0);
+    assert_int_equal(conf_get(&vals, "port0.pci")->num, 0x0301);
+    assert_int_equal(conf_get(&vals, "port2.pci")->num, 0x1AFF);
+    assert_int_equal(conf_get(&vals, "port3.pci")->num, 0xABFF00);
+    assert_false(conf_get(&vals, "port1.pci")->present);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_PORT0_SLOT_HAS_PCI 1\n#define CONFIG_PORT0_SLOT_PCI 0x000301\n");
+    assert_header_has(h, "\n#define CONFIG_PORT1_SLOT_HAS_PCI 0\n");
+    assert_header_has(h, "\n#define CONFIG_PORT_PCI \\\n    { { 1, 0x000301 }, \\\n      { 0, "
+                         "0x000000 }, \\\n      { 1, 0x001aff }, \\\n      { 1, 0xab"
+                         "ff00 } }\n");
+    free(h);
+}
+
+static void test_port_pci_errors(void **state)
+{
+    static const char *const not_pci[] = { "3:00.0",       "03:0.0",      "03:00",
+                                           "03:00.00",     "0:03:00.0",   "00000:03:00.0",
+                                           "0000-03:00.0", "03.00.0",     "0g:00.0",
+                                           "0000:03:00.0 x" };
+    char line[128], msg[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(not_pci) / sizeof(not_pci[0]); i++) {
+        snprintf(line, sizeof(line), "port1.pci = %s", not_pci[i]);
+        snprintf(msg, sizeof(msg), "port1.pci: '%s' is not a PCI address: expected "
+                 "ssss:bb:dd.f or bb:dd.f in hex, as lspci -D prints it (e.g. 0000:03:00.0)",
+                 not_pci[i]);
+        assert_one_bad_line(line, msg);
+    }
+    assert_one_bad_line("port0.pci = 00:20.0",
+                        "port0.pci: '00:20.0': device 20 and function 0 must be 00..1f and 0..7");
+    assert_one_bad_line("port0.pci = 00:02.8",
+                        "port0.pci: '00:02.8': device 02 and function 8 must be 00..1f and 0..7");
+    assert_int_equal(parse(REQUIRED_KEYS "port0.pci = 00:02.0\nport3.pci = 0000:00:02.0\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_string_equal(errs.list[0].msg,
+                        "port3.pci: 0000:00:02.0 is already port0.pci (line 5)");
 }
 
 /* wire.rewrite_mac = yes in wire mode needs a next-hop MAC on every paired port. */
@@ -1720,6 +1768,8 @@ int main(void)
         cmocka_unit_test(test_wire_pairs_errors),
         cmocka_unit_test(test_next_hop_mac_valid),
         cmocka_unit_test(test_next_hop_mac_errors),
+        cmocka_unit_test(test_port_pci_valid),
+        cmocka_unit_test(test_port_pci_errors),
         cmocka_unit_test(test_wire_rewrite_needs_macs),
         cmocka_unit_test(test_router_icmp_keys),
         cmocka_unit_test(test_routes_valid),
