@@ -9,7 +9,8 @@
  *
  * Policy (docs/hardware.md): any vendor's module of a known type is set up (10GBASE-SR/LR,
  * passive and active (limiting) direct-attach cables, 1000BASE-SX/LX/T; dual-rate 10G/1G
- * optics at 10G, their rate select driven high, with no fall-back to 1G); a module of unknown
+ * optics at 10G first, their rate select driven high, and at 1G when 10G has not linked for
+ * 2 s, alternating until one does); a module of unknown
  * type is refused with its laser off unless nic.sfp_any = yes, which sets it up as a 10G optic;
  * a module whose ID page cannot be read or fails its checksum is refused. Hot plug: housekeeping
  * reads the presence pin (SDP2) every 100 ms; a new module is set up once it has sat 300 ms
@@ -55,6 +56,7 @@
 #define IXGBE_I2C_TRIES 2
 
 #define IXGBE_SFP_SETTLE_POLLS 3 /* 300 ms of housekeeping before a new module is read */
+#define IXGBE_SFP_RATE_TRY_NS 2000000000ULL /* a dual-rate optic without a link: the other rate */
 #define IXGBE_SFP_ID_DA_PASSIVE 3 /* NVM init list ids (Linux's numbering), LAN 0; LAN 1 + 1 */
 #define IXGBE_SFP_ID_OTHER 5      /* SR/LR, and what Linux maps to it: active DA and 1G */
 #define IXGBE_NVM_LIST_MAX 64     /* bound on list entries and sequence words we walk */
@@ -244,11 +246,12 @@ static bool ixgbe_sff_checksum_ok(const uint8_t *id)
     return (uint8_t)sum == id[SFF_CC_BASE];
 }
 
-/* A dual-rate module's rate select (SFF-8431 RS0, on SDP5): high for its 10G rate. Single-rate
- * modules ignore the pin; it is left alone for them, as Linux does. */
-static void ixgbe_rate_select_10g(struct nic_port *p)
+/* A dual-rate module's rate select (SFF-8431 RS0, on SDP5): high for its 10G rate, low for
+ * 1G. Single-rate modules ignore the pin; it is left alone for them, as Linux does. */
+static void ixgbe_rate_select(struct nic_port *p, bool at_1g)
 {
-    nic_set(p, IXGBE_ESDP, IXGBE_ESDP_SDP5_DIR | IXGBE_ESDP_SDP5);
+    uint32_t esdp = nic_rd(p, IXGBE_ESDP) | IXGBE_ESDP_SDP5_DIR;
+    nic_wr(p, IXGBE_ESDP, at_1g ? esdp & ~IXGBE_ESDP_SDP5 : esdp | IXGBE_ESDP_SDP5);
 }
 
 static void ixgbe_laser(struct nic_port *p, bool on)
@@ -350,7 +353,7 @@ static bool ixgbe_sfp_accept(struct nic_port *p, const uint8_t *id, enum ixgbe_m
 static void ixgbe_sfp_mode(struct nic_port *p, enum ixgbe_module_kind k, uint32_t *autoc)
 {
     *autoc &= ~IXGBE_AUTOC_LMS_MASK;
-    if (ixgbe_module_types[k].mbps == 1000) {
+    if (ixgbe_module_types[k].mbps == 1000 || p->media.at_1g) {
         *autoc = (*autoc & ~IXGBE_AUTOC_1G_PMA_PMD_MASK) | IXGBE_AUTOC_LMS_1G_AN;
         return;
     }
@@ -388,19 +391,45 @@ void ixgbe_sfp_setup(struct nic_port *p, uint32_t *autoc)
                                                             : IXGBE_SFP_ID_OTHER) +
                                  ixgbe_lan_id(p));
     int words = ixgbe_load_sequence(p, sfp_id);
+    m->dual_rate = k == IXGBE_MOD_SR_DUAL || k == IXGBE_MOD_LR_DUAL;
     ixgbe_sfp_mode(p, k, autoc);
-    if (k == IXGBE_MOD_SR_DUAL || k == IXGBE_MOD_LR_DUAL) {
-        ixgbe_rate_select_10g(p);
+    if (m->dual_rate) {
+        ixgbe_rate_select(p, false); /* the higher rate first */
     }
     ixgbe_laser(p, true);
-    kprintf("%s: SFP+ module %s, %s %s (OUI %02x:%02x:%02x): %u Gb/s, NVM init sequence %u "
+    m->setup_ns = time_ns();
+    kprintf("%s: SFP+ module %s, %s %s (OUI %02x:%02x:%02x): %s Gb/s, NVM init sequence %u "
             "(%d words)%s\n", p->name, m->kind, m->vendor, m->part, m->oui[0], m->oui[1],
-            m->oui[2], ixgbe_module_types[k].mbps / 1000, sfp_id, words < 0 ? 0 : words,
+            m->oui[2], m->dual_rate ? "10 or 1" : ixgbe_module_types[k].mbps == 1000 ? "1" : "10",
+            sfp_id, words < 0 ? 0 : words,
             k == IXGBE_MOD_UNKNOWN ? ", unknown type set up as a 10G optic (nic.sfp_any)" : "");
     if (words <= 0) {
         kprintf("%s: the NVM has no usable init sequence %u for this module (%s): the link may "
                 "not come up\n", p->name, sfp_id, words < 0 ? "semaphore busy" : "not listed");
     }
+}
+
+/* ixgbe_sfp_try_other_rate: a dual-rate optic that has had no link for IXGBE_SFP_RATE_TRY_NS
+ * (a peer that runs the other rate only) is set up for the other rate, and back again after as
+ * long, until one links (what Linux's multispeed fiber setup does at each link setup). */
+static void ixgbe_sfp_try_other_rate(struct nic_port *p)
+{
+    struct nic_media *m = &p->media;
+    uint64_t now = time_ns();
+    if (!m->dual_rate || m->refused || p->link_up || now - m->setup_ns < IXGBE_SFP_RATE_TRY_NS) {
+        return;
+    }
+    m->at_1g = !m->at_1g;
+    m->setup_ns = now;
+    uint32_t autoc = nic_rd(p, IXGBE_AUTOC);
+    autoc &= ~IXGBE_AUTOC_LMS_MASK;
+    autoc = m->at_1g ? (autoc & ~IXGBE_AUTOC_1G_PMA_PMD_MASK) | IXGBE_AUTOC_LMS_1G_AN
+                     : autoc | IXGBE_AUTOC_LMS_10G_SERIAL;
+    ixgbe_rate_select(p, m->at_1g);
+    kprintf("%s: dual-rate SFP+ module: no link at %s Gb/s for %llu s; trying %s Gb/s\n",
+            p->name, m->at_1g ? "10" : "1", IXGBE_SFP_RATE_TRY_NS / 1000000000ULL,
+            m->at_1g ? "1" : "10");
+    ixgbe_autoc_write(p, autoc);
 }
 
 /* ---- hot plug ----------------------------------------------------------------------------- */
@@ -427,7 +456,11 @@ void ixgbe_sfp_poll(struct nic_port *p)
         }
         return;
     }
-    if (m->present || ++m->settle < IXGBE_SFP_SETTLE_POLLS) {
+    if (m->present) {
+        ixgbe_sfp_try_other_rate(p);
+        return;
+    }
+    if (++m->settle < IXGBE_SFP_SETTLE_POLLS) {
         return;
     }
     p->module_events++;

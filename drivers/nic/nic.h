@@ -117,6 +117,9 @@ struct nic_media {
     char part[NIC_MEDIA_STR_BYTES];
     uint8_t oui[3];
     uint8_t settle; /* housekeeping passes a newly inserted module has sat (driver's own) */
+    bool dual_rate; /* a 10G/1G optic: the driver tries the other rate when one does not link */
+    bool at_1g;     /* a dual-rate optic currently set up for 1G */
+    uint64_t setup_ns; /* when the module was last set up (time_ns) */
 };
 
 /* The flow-control setting's name (nic.flow_control: bit 0 obey PAUSE, bit 1 send it). */

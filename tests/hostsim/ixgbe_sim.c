@@ -18,7 +18,7 @@
  *                 none reordered, every counter adds up, pools full; then an overload whose
  *                 drops the model and the driver's statistics count alike
  *   tx-hang, gone-traffic, sfp-pull, pause-flood   faults with traffic flowing (ixgbe_sim_faults.c)
- *   sfp-modules, sfp-empty, sfp-refused, sfp-board, nvm-checksum   SFP+ modules and the
+ *   sfp-modules, sfp-empty, sfp-refused, sfp-dual-rate, sfp-board, nvm-checksum   SFP+ and the
  *                 board's NVM (ixgbe_sim_sfp.c)
  * Each test runs in a child process of its own (the firmware's tables are static and boot-once),
  * prints FAIL lines for what went wrong and one summary line. Exit status 1 if any failed.
@@ -285,6 +285,7 @@ static const struct xs_case {
     { "sfp-modules", xs_test_sfp_modules, "every known module type swapped into port1" },
     { "sfp-empty", xs_test_sfp_empty, "an empty cage at boot, a module pushed in later" },
     { "sfp-refused", xs_test_sfp_refused, "unknown-type and bad-checksum modules refused" },
+    { "sfp-dual-rate", xs_test_sfp_dual_rate, "a dual-rate optic finds a 1G-only peer's rate" },
     { "sfp-board", xs_test_sfp_board, "AUTOC2 link-disable, laser left off, MNG_VETO" },
     { "nvm-checksum", xs_test_nvm_checksum, "a bad NVM checksum: the port skipped" },
 };

@@ -115,6 +115,7 @@ void xs_test_pause_flood(void);
 void xs_test_sfp_modules(void);
 void xs_test_sfp_empty(void);
 void xs_test_sfp_refused(void);
+void xs_test_sfp_dual_rate(void);
 void xs_test_sfp_board(void);
 void xs_test_nvm_checksum(void);
 

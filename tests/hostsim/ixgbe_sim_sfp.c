@@ -10,6 +10,7 @@
  *                 later comes up
  *   sfp-refused   a module of unknown type and one whose ID page fails its checksum: refused,
  *                 laser off, port kept down
+ *   sfp-dual-rate a dual-rate optic whose peer runs one rate only: the driver finds it
  *   sfp-board     an NVM that disables the link (AUTOC2), a laser a previous owner left off,
  *                 management firmware holding MNG_VETO, an NVM enabling the firmware's LESM
  *                 (AUTOC only under the MAC CSR semaphore): each handled, link up, no misuse
@@ -36,7 +37,7 @@ static const struct xs_module_case {
     { IXGBE_MODEL_MODULE_1G_SX, "1000BASE-SX", "WSM-1G-SX", 1000, 5 },
     { IXGBE_MODEL_MODULE_1G_LX, "1000BASE-LX", "WSM-1G-LX", 1000, 5 },
     { IXGBE_MODEL_MODULE_1G_T, "1000BASE-T", "WSM-1G-T", 1000, 5 },
-    { IXGBE_MODEL_MODULE_SR_DUAL, "10G/1G SR", "WSM-10G1G-SR", 10000, 5 },
+    { IXGBE_MODEL_MODULE_SR_DUAL, "10G/1G SR", "WSM-10G1G-SR", 10000, 5 }, /* any peer */
     { IXGBE_MODEL_MODULE_SR, "10GBASE-SR", "WSM-10G-SR", 10000, 5 },
 };
 
@@ -128,6 +129,38 @@ void xs_test_sfp_empty(void)
         xs_summarize("empty cage: \"cage empty\", port kept, bring-up %" PRIu64 " ms simulated "
                      "(no link wait); an SR pushed in later: identified, set up, link up",
                      took_ms);
+    }
+}
+
+/* A dual-rate optic whose peer runs 1G only, then 10G only: the driver finds each rate. */
+void xs_test_sfp_dual_rate(void)
+{
+    struct ixgbe_model *m = xs_port(1)->m;
+    ixgbe_model_set_module(m, IXGBE_MODEL_MODULE_SR_DUAL);
+    ixgbe_model_set_peer_speed(m, 1000);
+    xs_expect("ports up", xs_boot(), 2);
+    if (nic_port_count() != 2) {
+        return;
+    }
+    const struct nic_port *p = nic_port(1);
+    xs_expect_console("port1: SFP+ module 10G/1G SR, Intel Corp WSM-10G1G-SR (OUI 00:1b:21): 10 "
+                      "or 1 Gb/s, NVM init sequence 5 (4 words)\n");
+    XS_CHECK(!p->link_up, "linked at 10G with a 1G-only peer");
+    xs_housekeep(25);
+    xs_expect_console("port1: dual-rate SFP+ module: no link at 10 Gb/s for 2 s; trying 1 Gb/s\n");
+    XS_CHECK(p->link_up && p->speed_mbps == 1000, "1G peer: link %d at %u Mb/s", p->link_up,
+             p->speed_mbps);
+    xs_console_clear();
+    ixgbe_model_set_peer_speed(m, 10000); /* the peer changed to 10G only */
+    xs_housekeep(25);
+    xs_expect_console("port1: dual-rate SFP+ module: no link at 1 Gb/s for 2 s; trying 10 Gb/s\n");
+    XS_CHECK(p->link_up && p->speed_mbps == 10000, "10G peer: link %d at %u Mb/s", p->link_up,
+             p->speed_mbps);
+    xs_housekeep(30);
+    XS_CHECK(!xs_console_has("trying 1 Gb/s"), "rate changed while linked: %s", xs_console());
+    if (xs_failures() == 0) {
+        xs_summarize("dual-rate SR optic: a 1G-only peer linked at 1000 Mb/s after the 2 s try at "
+                     "10G; the peer moved to 10G only: back at 10000 Mb/s; no change once linked");
     }
 }
 

@@ -219,6 +219,9 @@ void ixgbe_model_fault(struct ixgbe_model *m, enum ixgbe_model_fault f, bool on)
  * GPIE.SDP2_GPIEN. No effect on a board without a cage. */
 void ixgbe_model_set_module(struct ixgbe_model *m, enum ixgbe_model_module module);
 enum ixgbe_model_module ixgbe_model_module(const struct ixgbe_model *m);
+/* ixgbe_model_set_peer_speed: the far end runs only this speed (1000 or 10000 Mb/s; 0: any,
+ * the default): a link at the other speed never comes up (and an up one drops). */
+void ixgbe_model_set_peer_speed(struct ixgbe_model *m, uint32_t mbps);
 /* ixgbe_model_module_image: the A0h page (SFF-8472 serial ID, checksums valid) of `module`
  * into out (IXGBE_MODEL_MODULE_BYTES); all zeros for NONE. */
 void ixgbe_model_module_image(enum ixgbe_model_module module, uint8_t *out);

@@ -418,6 +418,7 @@ struct ixm_sfp {
     unsigned seq_pos[4];
     int seq_loaded; /* SFP id (Linux's numbering) of the sequence last written in full, or -1 */
     bool mng_veto;
+    uint32_t peer_mbps; /* the far end's only speed, 0: any */
 };
 
 struct ixgbe_model {

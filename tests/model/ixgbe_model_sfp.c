@@ -28,7 +28,8 @@
  *    1G with or without clause 37 AN, 1G PMA SFI), AUTOC2's link-disable bits clear, and the
  *    sequence the module needs: passive DA cables the DA one (id 3), every other known module
  *    the SR/LR one (id 5), except that SR and LR optics also link with none loaded (the analog
- *    defaults suit optics). LINKS reports 1G or 10G accordingly.
+ *    defaults suit optics). LINKS reports 1G or 10G accordingly. A test may say the far end
+ *    runs one speed only (ixgbe_model_set_peer_speed): the link then needs that speed too.
  *  - MMNGC.MNG_VETO (a board option): a link reset (CTRL.LRST, an AUTOC write) is then misuse.
  *
  * NOT MODELLED: clock stretching, A2h diagnostics values, writes to the module, soft rate
@@ -252,6 +253,10 @@ bool ixm_sfp_link_ok(const struct ixgbe_model *m)
 {
     if (ixm_reg(m, IXM_AUTOC2) & IXM_AUTOC2_LINK_DISABLE_MASK) {
         return false;
+    }
+    if (m->sfp.peer_mbps != 0 &&
+        m->sfp.peer_mbps != (ixm_sfp_links_speed(m) == IXM_LINKS_SPEED_1G ? 1000u : 10000u)) {
+        return false; /* the far end runs another speed */
     }
     return !m->sfp.cage ||
            (ixgbe_model_laser_on(m) && ixm_mode_fits(m) && ixm_sequence_fits(m));
@@ -493,6 +498,12 @@ void ixgbe_model_set_module(struct ixgbe_model *m, enum ixgbe_model_module modul
 enum ixgbe_model_module ixgbe_model_module(const struct ixgbe_model *m)
 {
     return m->sfp.module;
+}
+
+void ixgbe_model_set_peer_speed(struct ixgbe_model *m, uint32_t mbps)
+{
+    m->sfp.peer_mbps = mbps;
+    ixm_link_recheck(m, true);
 }
 
 void ixgbe_model_module_corrupt(struct ixgbe_model *m)
