@@ -309,6 +309,8 @@ static int ixgbe_wait_link(struct nic_port *p)
  */
 #define IXGBE_FC_HEADROOM (48u * 1024)
 #define IXGBE_FC_HYSTERESIS (64u * 1024)
+#define IXGBE_FC_HIGH_WATER (IXGBE_RXPBSIZE_MAX - IXGBE_FC_HEADROOM) /* bytes, 32-byte units */
+#define IXGBE_FC_LOW_WATER (IXGBE_FC_HIGH_WATER - IXGBE_FC_HYSTERESIS)
 #define IXGBE_FC_PAUSE_TIME 0xFFFFu
 #define IXGBE_FC_TC_REGS 8 /* FCRTL/FCRTH per traffic class; only class 0 is used */
 
@@ -327,26 +329,24 @@ static void ixgbe_init_packet_buffers(struct nic_port *p)
     nic_wr(p, IXGBE_TXPBTHRESH(0), (IXGBE_TXPBSIZE_MAX >> 10) - IXGBE_TXPKT_SIZE_MAX);
 }
 
+/* nic.flow_control: bit 0 obey PAUSE, bit 1 send it. */
 static void ixgbe_init_flow_control(struct nic_port *p)
 {
-    ixgbe_init_packet_buffers(p);
+    static const char *const names[] = { "off", "rx", "tx", "full" };
     unsigned mode = CONFIG_NIC_FLOW_CONTROL;
-    uint32_t pb = nic_rd(p, IXGBE_RXPBSIZE(0)) & 0x000FFC00u; /* bytes (KiB field << 10) */
-    uint32_t high = pb > IXGBE_FC_HEADROOM ? pb - IXGBE_FC_HEADROOM : pb / 2;
-    uint32_t low = high > IXGBE_FC_HYSTERESIS ? high - IXGBE_FC_HYSTERESIS : high / 2;
 
     nic_wr(p, IXGBE_MFLCN, IXGBE_MFLCN_DPF | ((mode & 1) ? IXGBE_MFLCN_RFCE : 0));
     nic_wr(p, IXGBE_FCCFG, (mode & 2) ? IXGBE_FCCFG_TFCE_802_3X : 0);
     for (unsigned tc = 0; tc < IXGBE_FC_TC_REGS; tc++) {
         bool on = tc == 0 && (mode & 2);
-        nic_wr(p, IXGBE_FCRTL_82599(tc), on ? (low & 0x7FFE0u) | IXGBE_FCRTL_XONE : 0);
-        nic_wr(p, IXGBE_FCRTH_82599(tc), on ? (high & 0x7FFE0u) | IXGBE_FCRTH_FCEN : 0);
+        nic_wr(p, IXGBE_FCRTL_82599(tc), on ? IXGBE_FC_LOW_WATER | IXGBE_FCRTL_XONE : 0);
+        nic_wr(p, IXGBE_FCRTH_82599(tc), on ? IXGBE_FC_HIGH_WATER | IXGBE_FCRTH_FCEN : 0);
     }
     for (unsigned i = 0; i < IXGBE_FC_TC_REGS / 2; i++) {
         nic_wr(p, IXGBE_FCTTV(i), IXGBE_FC_PAUSE_TIME * 0x00010001u);
     }
     nic_wr(p, IXGBE_FCRTV, IXGBE_FC_PAUSE_TIME / 2);
-    p->flow_control = nic_flow_control_name(mode);
+    p->flow_control = names[mode & 3];
 }
 
 /* ---- §4.6.5 statistics ------------------------------------------------------------------ */
@@ -776,6 +776,7 @@ static int ixgbe_configure(struct nic_port *p)
 {
     int err = ixgbe_setup_link(p);
     if (err == WS_OK) {
+        ixgbe_init_packet_buffers(p);
         ixgbe_init_flow_control(p);
         ixgbe_init_stats(p);
     }
@@ -804,6 +805,7 @@ static int ixgbe_reset(struct nic_port *p)
         err = ixgbe_setup_link(p);
     }
     if (err == WS_OK) {
+        ixgbe_init_packet_buffers(p);
         ixgbe_init_flow_control(p);
         ixgbe_init_stats(p);
         err = ixgbe_init_rx(p, false);

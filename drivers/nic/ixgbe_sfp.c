@@ -348,12 +348,12 @@ static bool ixgbe_sfp_accept(struct nic_port *p, const uint8_t *id, enum ixgbe_m
     return false;
 }
 
-/* ixgbe_sfp_mode: the link mode module type k needs, in autoc (and AUTOC2's serial PMA): 10G
- * serial over SFI, or 1G with clause 37 auto-negotiation over the 1G SFI PMA. */
-static void ixgbe_sfp_mode(struct nic_port *p, enum ixgbe_module_kind k, uint32_t *autoc)
+/* ixgbe_sfp_mode: the link mode for a module at 10G (10G serial over SFI, AUTOC2's serial PMA
+ * made SFI) or at 1G (clause 37 auto-negotiation over the 1G SFI PMA), in autoc. */
+static void ixgbe_sfp_mode(struct nic_port *p, bool at_1g, uint32_t *autoc)
 {
     *autoc &= ~IXGBE_AUTOC_LMS_MASK;
-    if (ixgbe_module_types[k].mbps == 1000 || p->media.at_1g) {
+    if (at_1g) {
         *autoc = (*autoc & ~IXGBE_AUTOC_1G_PMA_PMD_MASK) | IXGBE_AUTOC_LMS_1G_AN;
         return;
     }
@@ -392,7 +392,8 @@ void ixgbe_sfp_setup(struct nic_port *p, uint32_t *autoc)
                                  ixgbe_lan_id(p));
     int words = ixgbe_load_sequence(p, sfp_id);
     m->dual_rate = k == IXGBE_MOD_SR_DUAL || k == IXGBE_MOD_LR_DUAL;
-    ixgbe_sfp_mode(p, k, autoc);
+    m->at_1g = ixgbe_module_types[k].mbps == 1000;
+    ixgbe_sfp_mode(p, m->at_1g, autoc);
     if (m->dual_rate) {
         ixgbe_rate_select(p, false); /* the higher rate first */
     }
@@ -400,7 +401,7 @@ void ixgbe_sfp_setup(struct nic_port *p, uint32_t *autoc)
     m->setup_ns = time_ns();
     kprintf("%s: SFP+ module %s, %s %s (OUI %02x:%02x:%02x): %s Gb/s, NVM init sequence %u "
             "(%d words)%s\n", p->name, m->kind, m->vendor, m->part, m->oui[0], m->oui[1],
-            m->oui[2], m->dual_rate ? "10 or 1" : ixgbe_module_types[k].mbps == 1000 ? "1" : "10",
+            m->oui[2], m->dual_rate ? "10 or 1" : m->at_1g ? "1" : "10",
             sfp_id, words < 0 ? 0 : words,
             k == IXGBE_MOD_UNKNOWN ? ", unknown type set up as a 10G optic (nic.sfp_any)" : "");
     if (words <= 0) {
@@ -422,9 +423,7 @@ static void ixgbe_sfp_try_other_rate(struct nic_port *p)
     m->at_1g = !m->at_1g;
     m->setup_ns = now;
     uint32_t autoc = nic_rd(p, IXGBE_AUTOC);
-    autoc &= ~IXGBE_AUTOC_LMS_MASK;
-    autoc = m->at_1g ? (autoc & ~IXGBE_AUTOC_1G_PMA_PMD_MASK) | IXGBE_AUTOC_LMS_1G_AN
-                     : autoc | IXGBE_AUTOC_LMS_10G_SERIAL;
+    ixgbe_sfp_mode(p, m->at_1g, &autoc);
     ixgbe_rate_select(p, m->at_1g);
     kprintf("%s: dual-rate SFP+ module: no link at %s Gb/s for %llu s; trying %s Gb/s\n",
             p->name, m->at_1g ? "10" : "1", IXGBE_SFP_RATE_TRY_NS / 1000000000ULL,

@@ -144,6 +144,15 @@ static uint32_t nic_pci_addr(const struct pci_dev *d)
     return (uint32_t)d->segment << 16 | (uint32_t)d->bus << 8 | (uint32_t)d->dev << 3 | d->fn;
 }
 
+/* nic_pci_at: a function that is not there, named by such an address (for messages and for an
+ * absent port's pci). */
+static struct pci_dev nic_pci_at(uint32_t a)
+{
+    return (struct pci_dev){ .segment = (uint16_t)(a >> 16), .bus = (uint8_t)(a >> 8),
+                             .dev = (uint8_t)((a >> 3) & 0x1F), .fn = (uint8_t)(a & 7),
+                             .vendor = 0xFFFF, .device = 0xFFFF };
+}
+
 /* nic_probe_into: bring d up as port `slot`. */
 static void nic_probe_into(struct pci_dev *d, const struct nic_driver *drv, unsigned slot,
                            unsigned ncores)
@@ -168,9 +177,10 @@ static void nic_probe_pinned(unsigned n, unsigned ncores)
     }
     const struct nic_driver *drv = d != NULL && !d->broken ? nic_driver_for(d) : NULL;
     if (drv == NULL) {
-        uint32_t a = nic_slot_cfg[n].addr;
-        kprintf("port%u: nothing to drive at %04x:%02x:%02x.%x (config port%u.pci): %s\n", n,
-                a >> 16, (a >> 8) & 0xFF, (a >> 3) & 0x1F, a & 7, n,
+        struct pci_dev at = nic_pci_at(nic_slot_cfg[n].addr);
+        char bdf[16];
+        kprintf("port%u: nothing to drive at %s (config port%u.pci): %s\n", n,
+                pci_bdf(&at, bdf), n,
                 d == NULL ? "no PCI function there" : d->broken ? "the function is broken "
                 "(its pci line says why)" : "not a NIC we have a driver for");
         return;
@@ -205,16 +215,12 @@ static void nic_fill_absent(void)
             continue;
         }
         struct nic_port *p = &nic_ports[i];
-        struct pci_dev *d = &nic_absent_pci[i];
-        uint32_t a = nic_slot_cfg[i].addr;
         memset(p, 0, sizeof(*p));
-        *d = (struct pci_dev){ .segment = (uint16_t)(a >> 16), .bus = (uint8_t)(a >> 8),
-                               .dev = (uint8_t)((a >> 3) & 0x1F), .fn = (uint8_t)(a & 7),
-                               .vendor = 0xFFFF, .device = 0xFFFF };
+        nic_absent_pci[i] = nic_pci_at(nic_slot_cfg[i].addr);
         p->index = i;
         snprintf(p->name, sizeof(p->name), "port%u", i);
         p->ops = &nic_absent_ops;
-        p->pci = d;
+        p->pci = &nic_absent_pci[i];
         p->q = nic_absent_queues;
         p->gstate = NIC_PORT_DEAD;
         kprintf("%s: absent (%s): dead from the start; what is routed to it is dropped and "
@@ -479,12 +485,6 @@ static void nic_reset_step(struct nic_port *p, uint64_t now)
     nic_set_state(p, NIC_PORT_RUNNING);
     kprintf("%s: reset done in %llu ms; queues restarted\n", p->name,
             (unsigned long long)((time_ns() - p->reset_start_ns) / 1000000));
-}
-
-const char *nic_flow_control_name(unsigned mode)
-{
-    static const char *const names[] = { "off", "rx", "tx", "full" };
-    return names[mode & 3];
 }
 
 /* nic_watchdog: sample every TX queue of a running port (nic_txwd.h); reset the port when one

@@ -118,12 +118,9 @@ struct nic_media {
     uint8_t oui[3];
     uint8_t settle; /* housekeeping passes a newly inserted module has sat (driver's own) */
     bool dual_rate; /* a 10G/1G optic: the driver tries the other rate when one does not link */
-    bool at_1g;     /* a dual-rate optic currently set up for 1G */
+    bool at_1g;     /* set up for 1G: a 1G module, or a dual-rate optic at its lower rate */
     uint64_t setup_ns; /* when the module was last set up (time_ns) */
 };
-
-/* The flow-control setting's name (nic.flow_control: bit 0 obey PAUSE, bit 1 send it). */
-const char *nic_flow_control_name(unsigned mode);
 
 /* One queue pair, owned by core `index` of its port. Cache-line aligned: no sharing. */
 struct nic_queue {

@@ -91,23 +91,36 @@ def quiet_snapshot(ref):
     raise AssertionError("the wires never went quiet")
 
 
-def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
-    ref = referee
+def wait_operstate_up(ref, dev):
+    for _ in range(150):
+        rc, out = ref.run(f"cat /sys/class/net/{dev}/operstate")
+        if out.strip() == "up":
+            return
+        time.sleep(0.2)
+    rc, dmesg = ref.run("dmesg")
+    raise AssertionError(f"{dev} never came up\n{dmesg}")
+
+
+def probed_and_linked(ref):
+    """Both ports probed with no ixgbe complaint in dmesg, both links up at 10G (the watchdog
+    task brings them up within a few seconds); returns `ethtool` of eth0 and eth1."""
     rc, dmesg = ref.run("dmesg")
     probe = [l for l in dmesg.splitlines() if "ixgbe" in l]
     assert len([l for l in probe if "Intel(R) 10 Gigabit Network Connection" in l]) == 2, dmesg
     bad = [l for l in probe if BAD.search(l)]
     assert not bad, "\n".join(bad) + "\n--- dmesg ---\n" + dmesg
-    # links come up (watchdog task: within a few seconds)
+    outs = []
     for dev in ("eth0", "eth1"):
-        for _ in range(100):
-            rc, out = ref.run(f"cat /sys/class/net/{dev}/operstate")
-            if out.strip() == "up":
-                break
-            time.sleep(0.2)
-        assert out.strip() == "up", (dev, out)
+        wait_operstate_up(ref, dev)
         rc, out = ref.run(f"ethtool {dev}")
         assert "Speed: 10000Mb/s" in out and "Link detected: yes" in out, out
+        outs.append(out)
+    return outs
+
+
+def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
+    ref = referee
+    probed_and_linked(ref)
     rc, dmesg = ref.run("dmesg")
     assert len(re.findall(r"ixgbe .*NIC Link is Up 10 Gbps", dmesg)) == 2, dmesg
 
@@ -176,16 +189,6 @@ def test_linux_ixgbe_probes_links_forwards_and_counts(referee):
     assert not errors, "the 82599 model reported driver misuse by Linux:\n" + errors[:4000]
 
 
-def wait_operstate_up(ref, dev):
-    for _ in range(150):
-        rc, out = ref.run(f"cat /sys/class/net/{dev}/operstate")
-        if out.strip() == "up":
-            return
-        time.sleep(0.2)
-    rc, dmesg = ref.run("dmesg")
-    raise AssertionError(f"{dev} never came up\n{dmesg}")
-
-
 SFP_BOARD = ["sfp=on,module=sr", "sfp=on,module=da-passive"]
 
 
@@ -197,15 +200,7 @@ def test_linux_ixgbe_on_the_sfp_board_reads_the_modules_and_links(referee):
     module's SFF-8472 page as the model wrote it. The model's reading of the board is thereby
     checked by a driver that was not written from ours."""
     ref = referee
-    rc, dmesg = ref.run("dmesg")
-    probe = [l for l in dmesg.splitlines() if "ixgbe" in l]
-    assert len([l for l in probe if "Intel(R) 10 Gigabit Network Connection" in l]) == 2, dmesg
-    bad = [l for l in probe if BAD.search(l)]
-    assert not bad, "\n".join(bad) + "\n--- dmesg ---\n" + dmesg
-    for dev in ("eth0", "eth1"):
-        wait_operstate_up(ref, dev)
-        rc, out = ref.run(f"ethtool {dev}")
-        assert "Speed: 10000Mb/s" in out and "Link detected: yes" in out, out
+    for out in probed_and_linked(ref):
         assert "Port: FIBRE" in out or "Port: Direct Attach Copper" in out, out
     rc, m0 = ref.run("ethtool -m eth0")
     assert rc == 0, m0
