@@ -12,7 +12,7 @@ gone-traffic) run the driver against the model directly; these run the real imag
 
 import subprocess
 
-from netlab import HOSTS, finish_lab, port_queues, queue_sum, start_lab
+from netlab import HOSTS, Lab, finish_lab, port_queues, queue_sum, start_lab
 from qemu import TEST_ELF
 from test_faults import pool_free, quiet_stats, stream_with
 from test_forward import check_forward_conservation, flows_through
@@ -143,9 +143,16 @@ def test_pause_flood_holds_tx_without_a_hang():
     """Host B floods port1 with XOFF (the longest pause, about every millisecond) for 2.5 s
     while a stream crosses port1, then sends XON: the appliance obeys (nic.flow_control =
     full), its TX watchdog calls the held queue held, not hung (no reset), every PAUSE frame and
-    the held time are counted, frames lost meanwhile are counted, and traffic flows again."""
-    lab = start_lab("82599", kernel=TEST_ELF, smp=2)
+    the held time are counted, frames lost meanwhile are counted, and traffic flows again.
+
+    Port1 is an SFP+ port with a 1000BASE-SX module: at 1 Gb/s one XOFF holds TX for 33.5 ms,
+    which spans the tens of milliseconds QEMU may take between reads of a busy tap. At 10 Gb/s
+    (3.4 ms per XOFF) the pauses that arrive in such a batch leave gaps in which the ring
+    drains, and the hold is not continuous."""
+    lab = Lab(kernel=TEST_ELF, smp=2, nic="82599", nic_opts=[None, "sfp=on,module=1g-sx"])
     try:
+        lab.guest.expect(r"port1: link up 1000 Mb/s", 90)  # during bring-up, before ready:
+        lab.guest.wait_ready()
         lab.ping(0, dst=HOSTS[1][0], count=2)
         before = quiet_stats(lab)
         sent_pause = {}
