@@ -79,7 +79,22 @@ def host_tsc_mhz():
 def test_tsc_calibrated_without_legacy_timers(machine, source):
     """No PIT, no HPET, or neither (as on recent platforms): the TSC is calibrated against what
     is there, within 2% of the host's, a silent PIT is refused by name rather than believed, and
-    the appliance works (pings on both ports, whose waits all depend on that frequency)."""
+    the appliance works (pings on both ports, whose waits all depend on that frequency).
+
+    The cross-check against the other sources must agree on at least one of three boots: under
+    TCG on a loaded host, QEMU's PIT once measured 2074 MHz against 2600 (the firmware said
+    DISAGREES and kept the PM timer, as it should); a cross-check that never agrees fails."""
+    disagreements = []
+    for _ in range(3):
+        how = tsc_calibration_boot(machine, source)
+        if "DISAGREES" not in how:
+            return
+        disagreements.append(how)
+    pytest.fail(f"the cross-check disagreed on every boot: {disagreements}")
+
+
+def tsc_calibration_boot(machine, source):
+    """One boot of test_tsc_calibrated_without_legacy_timers; returns the calibration's words."""
     lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, machine=machine)
     try:
         text = lab.guest.text()
@@ -93,8 +108,8 @@ def test_tsc_calibrated_without_legacy_timers(machine, source):
             assert re.search(r"^time: PIT calibration gives \d+ kHz, outside .*: refused$", text,
                              re.M), text
             assert "PIT" not in how, how
-        assert "DISAGREES" not in how, how
         ping_both(lab)
+        return how
     finally:
         finish_lab(lab)
 
