@@ -320,6 +320,7 @@ build/hostsim/fwd_sim_%: build/hostsim/%/gen/config.h $(HOSTSIM_SRCS) $(wildcard
 
 hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
+	build/hostsim/fwd_sim_router --quiet --sw-csum --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`

@@ -171,6 +171,10 @@ static uint64_t *route_addr_drop_counter(struct route_drop_stats *st, uint32_t s
     return NULL;
 }
 
+const uint8_t route_fast_octet_ok[256] = {
+    [1 ... 126] = 1, [128 ... 168] = 1, [170 ... 223] = 1,
+};
+
 enum route_verdict route_ipv4_check_and_decrement(uint8_t *frame, uint16_t len,
                                                   struct route_drop_stats *st,
                                                   uint32_t *dst_out)

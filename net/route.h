@@ -135,56 +135,63 @@ enum route_verdict route_ipv4_check_and_decrement(uint8_t *frame, uint16_t len,
  * route_ipv4_fast_check: the common case of route_ipv4_check_and_decrement in one pass, for a
  * fast path: a frame with room for both headers, EtherType IPv4, version 4 with no options
  * (IHL 5), a total length within the frame, a unicast Ethernet destination, source and
- * destination of the unicast class (not 0/8, 127/8, 224/4 and up, 169.254/16), TTL above 1
- * and a header checksum that verifies. Returns the destination (host order) when all hold:
- * route_ipv4_check_and_decrement would then forward it, and route_ipv4_ttl_decrement is all
- * that is left to do. Returns 0 otherwise (0/8 never passes), the frame untouched: the full
- * check decides and counts. Reads only, any core.
+ * destination in the plain unicast classes (first octet 1-126, 128-168 or 170-223: 169/8 is
+ * left to the full check for the sake of 169.254/16), TTL above 1 and a header checksum that
+ * verifies: summed here unless csum_checked says the NIC already found it good. Returns the
+ * destination (host order) when all hold: route_ipv4_check_and_decrement would then forward
+ * it, and route_ipv4_ttl_decrement is all that is left to do. Returns 0 otherwise (0/8 never
+ * passes), the frame untouched: the full check decides and counts. Reads only, any core.
  */
-static inline bool route_ipv4_fast_class_ok(uint32_t a)
-{
-    uint32_t first = a >> 24;
-    /* 0 and 224..255 in one unsigned compare; then loopback and link-local */
-    return first - 1 < 223 && first != 127 && (a >> 16) != 0xa9feu;
-}
+extern const uint8_t route_fast_octet_ok[256]; /* 1 for the first octets named above */
 
-static inline uint32_t route_ipv4_fast_check(const uint8_t *frame, uint16_t len)
+static inline uint32_t route_ipv4_fast_check(const uint8_t *frame, uint16_t len,
+                                             bool csum_checked)
 {
     const uint8_t *ip = frame + INET_ETH_HDR_BYTES;
-    if (len < INET_ETH_HDR_BYTES + INET_IPV4_HDR_BYTES ||
-        (inet_load_be32(frame + 12) & 0xffffff00u) != 0x08004500u || (frame[0] & 1) != 0) {
+    const unsigned hdrs = INET_ETH_HDR_BYTES + INET_IPV4_HDR_BYTES;
+    if (len < hdrs || (inet_load_be32(frame + 12) & 0xffffff00u) != 0x08004500u ||
+        (frame[0] & 1) != 0) {
         return 0; /* short, not IPv4 without options, or an Ethernet group destination */
     }
-    uint16_t total = inet_load_be16(ip + 2);
-    uint32_t src = inet_load_be32(ip + 12), dst = inet_load_be32(ip + 16);
-    if (total < INET_IPV4_HDR_BYTES || total > len - INET_ETH_HDR_BYTES || ip[8] <= 1 ||
-        !route_ipv4_fast_class_ok(src) || !route_ipv4_fast_class_ok(dst) ||
-        !inet_ipv4_hdr20_csum_ok(ip)) {
+    /* total length in [20, len - 14], as one unsigned compare */
+    unsigned total = inet_load_be16(ip + 2);
+    if (total - INET_IPV4_HDR_BYTES > (unsigned)len - hdrs || ip[8] <= 1 ||
+        !route_fast_octet_ok[ip[12]] || !route_fast_octet_ok[ip[16]] ||
+        (!csum_checked && !inet_ipv4_hdr20_csum_ok(ip))) {
         return 0;
     }
-    return dst;
+    return inet_load_be32(ip + 16);
 }
 
 /*
  * route_ipv4_ttl_decrement: RFC 1812 5.3.1: decrement the TTL of the IPv4 header at ip by one
  * and update the checksum. The TTL shares its 16-bit word with the protocol byte, so the
  * change is one word m -> m' = m - 0x100, and RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'),
- * updates the checksum from it alone.
+ * updates the checksum from it alone. Here ~m + m' is the constant ~0x100 = 0xFEFF whatever
+ * the TTL and protocol, and since a one's complement sum commutes with swapping the bytes of
+ * every operand, the update is done on the checksum as it lies in memory (little-endian
+ * loads): HC'_le = ~(~HC_le + 0xFFFE), one add and one fold (the sum is at most 0x1FFFD, so a
+ * single end-around carry cannot carry again).
  *
  * It always equals a full recompute, including RFC 1624's corner case: eqn. 3's sum is never 0
  * here because m' != 0 (the new TTL is at least 1), so HC' is never 0xFFFF, and a full
  * recompute over a header that is not all zeros never gives 0xFFFF either; both sums are
  * congruent mod 0xFFFF and both lie in 1..0xFFFF, so they are the same number. That holds
  * even when the sender wrote the header checksum as 0xFFFF (a "negative zero" that verifies).
- * Only for a TTL above 1.
+ * tests/unit/test_route.c checks it against eqn. 3 for every checksum value. Only for a TTL
+ * above 1.
  */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the TTL update swaps 0xFEFF's bytes");
+
 static inline void route_ipv4_ttl_decrement(uint8_t *ip)
 {
     struct inet_ipv4_hdr *h = (struct inet_ipv4_hdr *)ip;
-    uint16_t old_word = (uint16_t)(h->ttl << 8 | h->proto);
-    uint16_t new_word = (uint16_t)(old_word - 0x100);
+    uint16_t hc;
+    __builtin_memcpy(&hc, h->csum, sizeof(hc));
+    uint32_t sum = (uint32_t)(uint16_t)~hc + 0xfffeu;
+    hc = (uint16_t)~(sum + (sum >> 16));
+    __builtin_memcpy(h->csum, &hc, sizeof(hc));
     h->ttl--;
-    inet_store_be16(h->csum, inet_csum_update16(inet_load_be16(h->csum), old_word, new_word));
 }
 
 /*

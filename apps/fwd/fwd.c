@@ -184,61 +184,102 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned 
  * The router's fast path: a frame that route_ipv4_fast_check passes, bound for a FIB entry that
  * forwards out of a usable port to a next hop whose MAC is known, is forwarded here with the
  * same counters the full path would give it (forwarded, on the ingress port). Anything else,
- * and any doubt, goes to fwd_router_frame unchanged. The next hop's MAC is remembered for the
- * rest of the burst (one neighbour lookup per next hop per burst: most of a router's traffic
- * goes to few next hops), as read at the burst's first lookup.
+ * and any doubt, goes to fwd_router_frame unchanged.
+ *
+ * Most of a router's traffic goes to few next hops, so the burst remembers the last one it
+ * resolved: its egress port (checked usable), its MAC (one neighbour lookup per next hop per
+ * burst, as read at that lookup) and the 12 bytes of Ethernet addresses a frame to it gets.
+ * Fast frames gather in runs, in the burst's own array, and go to the egress ring as the wire
+ * path's do (nic_tx_forward). A run is handed on when the egress changes, before a frame that
+ * takes the full path (which queues through the batcher: a later run would overtake it), and
+ * at the burst's end, so frames leave each port in the order they came.
  */
 struct fwd_burst_hop {
-    uint32_t next; /* 0: nothing remembered */
-    uint8_t mac[6];
+    int nh;               /* the FIB result it was resolved for; -1: nothing remembered */
+    uint32_t next;        /* the next hop's address */
+    struct nic_port *out; /* its egress port */
+    uint8_t eth[12];      /* destination then source MAC, as a frame's first 12 bytes */
 };
 
-static bool fwd_router_fast(unsigned core, struct pkb *b, struct fwd_burst_hop *memo)
+/* fwd_fast_resolve: remember next hop `next` of FIB entry nh (a FORWARD one) if the fast path
+ * can send to it now: its port's link is up, this core's queue on it usable, its MAC known. */
+static bool fwd_fast_resolve(unsigned core, int nh, uint32_t next, struct fwd_burst_hop *memo)
 {
-    uint32_t dst = route_ipv4_fast_check(b->data, b->len);
+    struct nic_port *out = nexthop_table[nh].port;
+    memo->nh = -1;
+    if (!out->link_up || !nic_queue_usable(out, core) ||
+        !neigh_lookup_use(&nexthop_neighbours, next, memo->eth)) {
+        return false;
+    }
+    __builtin_memcpy(memo->eth + 6, out->mac, 6);
+    memo->nh = nh;
+    memo->next = next;
+    memo->out = out;
+    return true;
+}
+
+/* fwd_router_fast: forward b if the fast path can (TTL and Ethernet addresses rewritten) and
+ * return its egress port; NULL, b untouched, for the full path to decide. */
+static struct nic_port *fwd_router_fast(unsigned core, struct pkb *b,
+                                        struct nic_rx_ipv4_verdict v, struct fwd_burst_hop *memo)
+{
+    uint32_t dst = route_ipv4_fast_check(b->data, b->len, nic_rx_ipv4_csum_ok(v, b));
     int nh = dst != 0 ? fib_lookup(nexthop_fib, dst) : -1;
     if (nh < 0 || nexthop_table[nh].kind != NEXTHOP_FORWARD) {
-        return false;
+        return NULL;
     }
-    const struct nexthop *hop = &nexthop_table[nh];
-    struct nic_port *out = hop->port;
-    uint32_t next = hop->gateway ? hop->gateway : dst;
-    if (!out->link_up || !nic_queue_usable(out, core)) {
-        return false;
-    }
-    if (next != memo->next) {
-        if (!neigh_lookup_use(&nexthop_neighbours, next, memo->mac)) {
-            memo->next = 0;
-            return false;
-        }
-        memo->next = next;
+    uint32_t gw = nexthop_table[nh].gateway;
+    uint32_t next = gw != 0 ? gw : dst;
+    if ((nh != memo->nh || next != memo->next) && !fwd_fast_resolve(core, nh, next, memo)) {
+        return NULL;
     }
     route_ipv4_ttl_decrement(b->data + INET_ETH_HDR_BYTES);
-    route_eth_rewrite(b->data, out->mac, memo->mac);
-    b->forwarded = 1;
-    nic_tx_queue(core, out->index, b);
-    return true;
+    __builtin_memcpy(b->data, memo->eth, sizeof(memo->eth));
+    return memo->out;
+}
+
+/* fwd_fast_run_send: a run of fast-path frames to their egress ring. */
+static inline void fwd_fast_run_send(unsigned core, struct nic_port *out, struct pkb **run,
+                                     unsigned n)
+{
+    if (n != 0) {
+        nic_tx_forward(core, out, run, n);
+    }
 }
 
 /* fwd_router_burst: a burst from port `in`, each frame by the fast path or the full one. */
 static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned core,
                              struct pkb **rx, unsigned n, uint64_t now)
 {
-    struct fwd_stats *st = &fwd_stats[in->index][core];
-    struct fwd_burst_hop memo = { .next = 0 };
-    bool fast = net_port(in->index)->has_address; /* the full path decides for the others */
-    uint64_t forwarded = 0;
-    for (unsigned k = 0; k < n; k++) {
-        if (k + 1 < n) {
-            __builtin_prefetch(rx[k + 1]->data);
+    if (!net_port(in->index)->has_address) {
+        for (unsigned k = 0; k < n; k++) {
+            fwd_router_frame(fc, in, core, rx[k], now); /* the full path decides for these */
         }
-        if (fast && fwd_router_fast(core, rx[k], &memo)) {
-            forwarded++;
+        return;
+    }
+    struct nic_rx_ipv4_verdict v = nic_rx_ipv4_verdict_of(in, core);
+    struct fwd_burst_hop memo = { .nh = -1 };
+    struct nic_port *run_out = NULL;
+    unsigned run = 0, w = 0; /* the current run is rx[run..w); w <= k: fast frames move down */
+    for (unsigned k = 0; k < n; k++) {
+        __builtin_prefetch(rx[k]->data);
+    }
+    for (unsigned k = 0; k < n; k++) {
+        struct pkb *b = rx[k];
+        struct nic_port *out = fwd_router_fast(core, b, v, &memo);
+        if (out != run_out || out == NULL) {
+            fwd_fast_run_send(core, run_out, rx + run, w - run);
+            run = w;
+            run_out = out;
+        }
+        if (out != NULL) {
+            rx[w++] = b;
         } else {
-            fwd_router_frame(fc, in, core, rx[k], now);
+            fwd_router_frame(fc, in, core, b, now);
         }
     }
-    st->forwarded += forwarded;
+    fwd_fast_run_send(core, run_out, rx + run, w - run);
+    fwd_stats[in->index][core].forwarded += w;
 }
 
 /* --- wire mode ------------------------------------------------------------------------------- */

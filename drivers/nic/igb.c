@@ -126,6 +126,7 @@ static int igb_alloc_queue(struct nic_port *p, unsigned q)
     int err = nic_alloc_queue(p, q, IGB_RXQ_BASE(q) + IGB_RDT, IGB_TXQ_BASE(q) + IGB_TDT);
     if (err == WS_OK) {
         iring_rx_trust_l4_csum(&p->q[q].rx, IDESC_RX_ERR_82576_L4E); /* RXCSUM.TUOFL is set */
+        iring_rx_trust_ipv4_csum(&p->q[q].rx, IDESC_RX_ERR_82576_IPE); /* and IPOFL */
     }
     return err;
 }
@@ -179,7 +180,8 @@ static void igb_init_rss(struct nic_port *p)
         nic_wr(p, IGB_RETA(i), nic_reta_word(i, p->nqueues));
     }
     /* PCSD: the descriptor's checksum field carries the RSS hash instead (8.10.x RXCSUM). */
-    nic_wr(p, IGB_RXCSUM, nic_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD | IGB_RXCSUM_TUOFL);
+    nic_wr(p, IGB_RXCSUM,
+           nic_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD | IGB_RXCSUM_TUOFL | IGB_RXCSUM_IPOFL);
     nic_wr(p, IGB_MRQC, p->nqueues > 1 ? IGB_MRQC_ENABLE_RSS | IGB_MRQC_RSS_IPV4 |
                                              IGB_MRQC_RSS_IPV4_TCP | IGB_MRQC_RSS_IPV4_UDP
                                        : 0);

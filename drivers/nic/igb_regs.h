@@ -93,6 +93,7 @@
 #define IGB_RXCSUM 0x05000
 #define IGB_RXCSUM_PCSD 0x00002000UL /* write the RSS hash, not a checksum, into descriptors */
 #define IGB_RXCSUM_TUOFL 0x00000200UL /* check TCP/UDP checksums on receive (L4I, L4E) */
+#define IGB_RXCSUM_IPOFL 0x00000100UL /* check IPv4 header checksums on receive (IPCS, IPE) */
 #define IGB_MRQC 0x05818             /* Multiple Receive Queues Command (8.10.14) */
 #define IGB_MRQC_ENABLE_RSS 0x00000002UL
 #define IGB_MRQC_RSS_IPV4_TCP 0x00010000UL

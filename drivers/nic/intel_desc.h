@@ -39,6 +39,7 @@ _Static_assert(sizeof(union idesc_rx) == 16, "advanced RX descriptor is 16 bytes
 #define IDESC_RX_STATUS_DD 0x00000001UL  /* descriptor done: the NIC wrote this one back */
 #define IDESC_RX_STATUS_EOP 0x00000002UL /* end of packet: last buffer of the frame */
 #define IDESC_RX_STATUS_L4I 0x00000020UL /* the NIC checked the TCP/UDP checksum (L4I/TCPCS) */
+#define IDESC_RX_STATUS_IPCS 0x00000040UL /* the NIC checked the IPv4 header checksum */
 
 /*
  * wb.status_error, extended errors (bits 31:20). Here the datasheets disagree: the field sits

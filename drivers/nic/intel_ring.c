@@ -61,6 +61,7 @@ int iring_rx_init(struct iring_rx *r, void *desc_mem, struct pkb **sw, uint16_t 
     /* pkb.rx_meta: len (bits 15:0, per frame), port, queue, owner (unchanged: the pool's). */
     r->meta = (uint64_t)port << 16 | (uint64_t)core << 32 | (uint64_t)pool->owner << 48;
     iring_rx_set_err_mask(r, IDESC_RX_ERR_FRAME_82576);
+    r->ip_good = IDESC_RX_STATUS_IPCS; /* with ip_mask 0, never matched: nothing trusted yet */
     return 0;
 }
 
@@ -73,6 +74,12 @@ void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err)
 {
     r->l4_mask = l4_err != 0 ? IDESC_RX_STATUS_L4I | l4_err : 0;
     r->l4_good = IDESC_RX_STATUS_L4I;
+}
+
+void iring_rx_trust_ipv4_csum(struct iring_rx *r, uint32_t ip_err)
+{
+    r->ip_mask = IDESC_RX_STATUS_IPCS | ip_err;
+    r->ip_good = IDESC_RX_STATUS_IPCS;
 }
 
 /*

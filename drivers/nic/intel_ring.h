@@ -104,6 +104,8 @@ struct iring_rx {
     uint32_t good_mask;            /* DD, EOP and the error bits that mean "bad frame" */
     uint32_t l4_mask;              /* L4I and the chip's TCP/UDP checksum error bit... */
     uint32_t l4_good;              /* ...and their value on a frame the NIC vouches for */
+    uint32_t ip_mask;              /* IPCS and the chip's IPv4 header checksum error bit... */
+    uint32_t ip_good;              /* ...and their value when the header checksum verified */
     uint16_t size;                 /* descriptors: a power of two */
     uint16_t mask;                 /* size - 1: indices wrap with & instead of % */
     uint16_t refill_min;           /* refill once this many slots are free */
@@ -171,11 +173,22 @@ void iring_rx_set_err_mask(struct iring_rx *r, uint32_t mask);
  * sink does not check that checksum again. Without this call it always answers no. */
 void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err);
 
+/* iring_rx_trust_ipv4_csum: likewise for the IPv4 header checksum: IPCS set and the chip's
+ * bit ip_err clear mean it verified, and the router does not sum the header again. */
+void iring_rx_trust_ipv4_csum(struct iring_rx *r, uint32_t ip_err);
+
 /* iring_rx_l4_csum_ok: did the NIC vouch for the TCP/UDP checksum of a frame from this ring
  * whose write-back status was rx_status (pkb.rx_status)? Decided when asked, not per frame. */
 static inline bool iring_rx_l4_csum_ok(const struct iring_rx *r, uint32_t rx_status)
 {
     return r->l4_mask != 0 && (rx_status & r->l4_mask) == r->l4_good;
+}
+
+/* iring_rx_ipv4_csum_ok: did the NIC vouch for the IPv4 header checksum (rx_status as above)?
+ * Without iring_rx_trust_ipv4_csum, never: a zero mask is compared with IPCS. */
+static inline bool iring_rx_ipv4_csum_ok(const struct iring_rx *r, uint32_t rx_status)
+{
+    return (rx_status & r->ip_mask) == r->ip_good;
 }
 
 /*

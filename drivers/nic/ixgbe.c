@@ -393,6 +393,8 @@ static int ixgbe_alloc_queue(struct nic_port *p, unsigned q)
          * zero-checksum erratum (L4E on a datagram without checksum) costs a software check,
          * never a drop. */
         iring_rx_trust_l4_csum(&p->q[q].rx, IDESC_RX_ERR_82599_L4E);
+        /* The IPv4 header checksum likewise, always checked (IPCS), IPE when it failed. */
+        iring_rx_trust_ipv4_csum(&p->q[q].rx, IDESC_RX_ERR_82599_IPE);
     }
     return err;
 }

@@ -242,6 +242,29 @@ static inline bool nic_rx_l4_csum_ok(const struct pkb *b)
            iring_rx_l4_csum_ok(&p->q[b->queue].rx, b->rx_status);
 }
 
+/*
+ * The NIC's IPv4 header checksum verdict, read once per burst for the router's fast path:
+ * nic_rx_ipv4_csum_ok(v, b) says whether the NIC checked frame b's header checksum and found
+ * it good (IPCS set, the chip's IPE clear). A driver that does not trust its chip leaves the
+ * mask 0, and the answer is always no.
+ */
+struct nic_rx_ipv4_verdict {
+    uint32_t mask;
+    uint32_t good;
+};
+
+static inline struct nic_rx_ipv4_verdict nic_rx_ipv4_verdict_of(const struct nic_port *p,
+                                                                unsigned core)
+{
+    const struct iring_rx *r = &p->q[core].rx;
+    return (struct nic_rx_ipv4_verdict){ .mask = r->ip_mask, .good = r->ip_good };
+}
+
+static inline bool nic_rx_ipv4_csum_ok(struct nic_rx_ipv4_verdict v, const struct pkb *b)
+{
+    return (b->rx_status & v.mask) == v.good;
+}
+
 /* nic_alloc_port: a chip driver takes the next port slot (named port<N>) to bring up;
  * nic_abandon_port gives it back when bring-up failed. Boot core. */
 struct nic_port *nic_alloc_port(void);

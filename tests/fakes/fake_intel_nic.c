@@ -12,6 +12,27 @@
 #define FAKE_INIC_POISON64 0xDEADBEEFDEADBEEFULL
 #define FAKE_INIC_POISON32 0xDEADBEEFU
 
+void fake_inic_ipv4_status(const uint8_t *frame, uint32_t len, uint32_t ipe_bit,
+                           struct fake_inic_rx_opts *o)
+{
+    const uint8_t *ip = frame + 14;
+    uint32_t hlen = len >= 15 ? 4u * (ip[0] & 0xFu) : 0;
+    if (len < 34 || frame[12] != 0x08 || frame[13] != 0x00 || (ip[0] >> 4) != 4 || hlen < 20 ||
+        14 + hlen > len) {
+        return;
+    }
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < hlen; i += 2) {
+        sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+    }
+    sum = (sum & 0xFFFFu) + (sum >> 16);
+    sum = (sum & 0xFFFFu) + (sum >> 16);
+    o->status_bits |= IDESC_RX_STATUS_IPCS;
+    if (sum != 0xFFFFu) {
+        o->err_bits |= ipe_bit;
+    }
+}
+
 static uint16_t fake_inic_ring_avail(uint16_t head, uint32_t tail, uint16_t size,
                                      uint64_t *violations)
 {

@@ -57,6 +57,14 @@ uint16_t fake_inic_rx_avail(const struct fake_inic_rx *f);
  */
 unsigned fake_inic_rx_frame(struct fake_inic_rx *f, const void *frame, uint32_t len,
                             const struct fake_inic_rx_opts *opts);
+/*
+ * fake_inic_ipv4_status: the status and error bits a NIC checking IPv4 header checksums writes
+ * for frame (len bytes, Ethernet): IDESC_RX_STATUS_IPCS on an IPv4 header it can sum (version 4,
+ * IHL 5 or more, within the frame), with ipe_bit (the chip's IPE) when the sum fails; 0 for any
+ * other frame. For fake_inic_rx_opts.status_bits / err_bits.
+ */
+void fake_inic_ipv4_status(const uint8_t *frame, uint32_t len, uint32_t ipe_bit,
+                           struct fake_inic_rx_opts *o);
 
 /* fake_inic_tx_init: attach to a TX ring's descriptor memory and tail word; head starts at 0. */
 void fake_inic_tx_init(struct fake_inic_tx *f, void *desc_mem, uint16_t size,

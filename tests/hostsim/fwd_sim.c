@@ -50,7 +50,10 @@ static uint64_t sim_rand(struct sim *s)
 static bool sim_rx(struct sim *s, unsigned port, unsigned q, const uint8_t *f, uint32_t len,
                    uint32_t err_bits)
 {
-    struct fake_inic_rx_opts o = { .rss_hash = 0, .err_bits = err_bits };
+    struct fake_inic_rx_opts o = { .rss_hash = 0, .err_bits = err_bits, .status_bits = 0 };
+    if (!s->sw_csum) {
+        fake_inic_ipv4_status(f, len, IDESC_RX_ERR_82576_IPE, &o); /* as igb's RXCSUM.IPOFL */
+    }
     unsigned need = len <= PKB_DATA_BYTES ? 1 : (len + PKB_DATA_BYTES - 1) / PKB_DATA_BYTES;
     struct fake_inic_rx *nrx = &sim_queue(port, q)->nrx;
 
@@ -259,13 +262,14 @@ static void sim_usage(FILE *to)
 {
     fprintf(to,
             "usage: fwd_sim_%s [--frames N] [--cores N] [--bad N] [--seed N] [--bench] "
-            "[--quiet]\n"
+            "[--quiet] [--sw-csum]\n"
             "  --frames N  stream frames (default 10000000)\n"
             "  --cores N   cores, each with a queue pair per port (default 4, max %d)\n"
             "  --bad N     malformed frames of each of the %d kinds (default 20; 0 with --bench)\n"
             "  --seed N    the pseudo-random burst sizes (default 1)\n"
             "  --bench     steady state: one full burst per queue per pass, nothing malformed\n"
-            "  --quiet     no firmware console lines\n",
+            "  --quiet     no firmware console lines\n"
+            "  --sw-csum   the NIC reports no IPv4 checksum verdict: the router sums headers\n",
             SIM_MODE, WS_MAX_CPUS, BAD_KINDS);
 }
 
@@ -283,6 +287,8 @@ static bool sim_args(struct sim *s, int argc, char **argv)
             s->bench = true;
         } else if (strcmp(a, "--quiet") == 0) {
             s->quiet = true;
+        } else if (strcmp(a, "--sw-csum") == 0) {
+            s->sw_csum = true;
         } else if (strcmp(a, "--frames") == 0 && has_val) {
             s->nframes = strtoull(argv[++i], NULL, 0);
         } else if (strcmp(a, "--cores") == 0 && has_val) {

@@ -82,6 +82,7 @@ struct sim {
     unsigned bad_per_kind;
     bool bench; /* exactly one burst per queue per pass; no malformed frames, no slow TX */
     bool quiet;
+    bool sw_csum; /* no IPCS/IPE in write-backs: the router's software header check is used */
     uint64_t rng;
 
     /* generator: stream frame i, of flow sim_flow_of(i), sequence sim_seq_of(i) */

@@ -236,6 +236,7 @@ static int sim_queue_up(struct nic_port *p, unsigned q)
     if (err != WS_OK) {
         return err;
     }
+    iring_rx_trust_ipv4_csum(&nq->rx, IDESC_RX_ERR_82576_IPE); /* as igb, with RXCSUM.IPOFL */
     fake_inic_rx_init(&sq->nrx, rxd, CONFIG_NIC_RX_DESCS, &sq->rdt, PKB_DATA_BYTES);
     fake_inic_tx_init(&sq->ntx, txd, CONFIG_NIC_TX_DESCS, &sq->tdt);
     return iring_rx_fill(&nq->rx) == 0 ? WS_ERR_NO_MEMORY : WS_OK;

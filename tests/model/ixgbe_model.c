@@ -58,10 +58,11 @@
  *    (MRQC.MRQE other than 0/1 is reported "not modelled"), flow director beyond INIT_DONE
  *    (filters are stored, never matched: RSS decides), 5-tuple/EtherType/SYN filters, VLAN
  *    filtering, stripping and insertion.
- *  - RX: legacy and header-split descriptors, RSC, checksum offload (IPCS/L4I stay 0, so a driver
- *    must not trust them), CRC errors (injected frames are always good), per-packet-buffer
- *    sizing other than RXPBSIZE[0] (the sizes' sum is checked), descriptor prefetch/write-back
- *    thresholds (write-back is immediate), DCA, RDRXCTL's own bits, VLAN-tagged length limits (+4).
+ *  - RX: legacy and header-split descriptors, RSC, TCP/UDP checksum offload (L4I stays 0, so a
+ *    driver must not trust it; the IPv4 header's IPCS/IPE are modelled), CRC errors (injected
+ *    frames are always good), per-packet-buffer sizing other than RXPBSIZE[0] (the sizes' sum
+ *    is checked), descriptor prefetch/write-back thresholds (write-back is immediate), DCA,
+ *    RDRXCTL's own bits, VLAN-tagged length limits (+4).
  *  - TX: legacy descriptors, TSO, checksum/VLAN/timestamp offloads (all reported "not
  *    modelled"), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
  *    (HLREG0.LPBK), TX packet buffer sizing (only its sum is checked) and TXPBTHRESH.

@@ -308,6 +308,8 @@
 #define IXM_DESC_BYTES 16u
 #define IXM_RXD_STAT_DD 0x00000001u
 #define IXM_RXD_STAT_EOP 0x00000002u
+#define IXM_RXD_STAT_IPCS 0x00000040u /* the IPv4 header checksum was checked */
+#define IXM_RXD_ERR_IPE 0x80000000u   /* ...and did not verify */
 #define IXM_RXD_PKT_IPV4 0x0010u
 #define IXM_RXD_PKT_IPV4E 0x0020u
 #define IXM_RXD_PKT_IPV6 0x0040u
@@ -373,6 +375,7 @@ struct ixm_pb_frame {
     uint16_t pkt_type;
     uint8_t rss_type;
     uint8_t queue;
+    uint32_t csum_status; /* IPCS/IPE for the EOP write-back */
     uint8_t data[];
 };
 

@@ -24,6 +24,7 @@ struct ixm_rx_meta {
     uint16_t pkt_type; /* descriptor packet type bits, already in position (15:4) */
     uint8_t rss_type;
     uint8_t queue;
+    uint32_t csum_status; /* IPCS and IPE as the EOP write-back carries them, else 0 */
 };
 
 static uint16_t ixm_be16(const uint8_t *p)
@@ -83,6 +84,20 @@ static size_t ixm_rss_input(uint8_t *in, const uint8_t *saddr, size_t alen, cons
     return 2 * alen;
 }
 
+/* ixm_ipv4_csum_status: the 82599 checks every IPv4 header's checksum it parses, with no
+ * enable bit (RXCSUM has none for IP; Linux's ixgbe trusts IPCS the same way): IPCS says it did, IPE that the sum was bad. */
+static uint32_t ixm_ipv4_csum_status(const uint8_t *ip, size_t hlen)
+{
+    uint32_t sum = 0;
+    for (size_t i = 0; i < hlen; i += 2) {
+        sum += ixm_be16(ip + i);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    return IXM_RXD_STAT_IPCS | (sum == 0xFFFFu ? 0 : IXM_RXD_ERR_IPE);
+}
+
 /* ixm_rx_parse: packet type, RSS type/hash and queue for one frame (§7.1.2.8, §7.1.6.2). */
 static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t len,
                          struct ixm_rx_meta *md)
@@ -108,6 +123,7 @@ static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t l
 
         l4 = l3 + 4u * (ip[0] & 0xFu);
         md->pkt_type = IXM_RXD_PKT_IPV4 | ((ip[0] & 0xF) > 5 ? IXM_RXD_PKT_IPV4E : 0);
+        md->csum_status = ixm_ipv4_csum_status(ip, l4 - l3);
         tcp = !frag && ip[9] == 6 && len >= l4 + 20;
         udp = !frag && ip[9] == 17 && len >= l4 + 8;
         if (tcp || udp) {
@@ -283,7 +299,7 @@ static int ixm_rx_place(struct ixgbe_model *m, unsigned q, const uint8_t *f, uin
          * extended status (DD, EOP) and errors | packet buffer length, VLAN tag. */
         ixm_put_le32(d, (uint32_t)md->rss_type | md->pkt_type);
         ixm_put_le32(d + 4, (ixm_reg(m, IXM_RXCSUM) & IXM_RXCSUM_PCSD) ? md->rss_hash : 0);
-        ixm_put_le32(d + 8, IXM_RXD_STAT_DD | (eop ? IXM_RXD_STAT_EOP : 0));
+        ixm_put_le32(d + 8, IXM_RXD_STAT_DD | (eop ? IXM_RXD_STAT_EOP | md->csum_status : 0));
         ixm_put_le32(d + 12, chunk);
         if (m->ops.dma_write(m->ops.ctx, daddr, d, sizeof(d)) != 0) {
             m->cnt.rx_dma_errors++;
@@ -342,7 +358,8 @@ void ixm_rx_drain(struct ixgbe_model *m)
     m->rx_draining = true;
     while (m->pb_count && ixm_rx_dma_on(m)) {
         struct ixm_pb_frame *f = m->pb[m->pb_head];
-        struct ixm_rx_meta md = {f->rss_hash, f->pkt_type, f->rss_type, f->queue};
+        struct ixm_rx_meta md = {f->rss_hash, f->pkt_type, f->rss_type, f->queue,
+                                  f->csum_status};
         uint32_t gen = m->pb_gen;
 
         if (!m->rxq[f->queue].enabled) {
@@ -402,6 +419,7 @@ static int ixm_pb_push(struct ixgbe_model *m, const uint8_t *f, uint32_t len,
     p->pkt_type = md->pkt_type;
     p->rss_type = md->rss_type;
     p->queue = md->queue;
+    p->csum_status = md->csum_status;
     memcpy(p->data, f, len);
     m->pb[(m->pb_head + m->pb_count) % m->pb_cap] = p;
     m->pb_count++;

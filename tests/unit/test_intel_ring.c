@@ -610,6 +610,41 @@ static void test_rx_l4_checksum_flag(void **state)
     }
 }
 
+/* The NIC's IPv4 header checksum verdict: trusted only when the driver says so, the NIC says
+ * it checked (IPCS) and found no error; an IPE never drops the frame (the router decides). */
+static void test_rx_ipv4_checksum_verdict(void **state)
+{
+    static const struct {
+        bool trust;
+        uint32_t status, err;
+        bool ok;
+    } cases[] = {
+        { false, IDESC_RX_STATUS_IPCS, 0, false },                     /* not trusted */
+        { true, IDESC_RX_STATUS_IPCS, 0, true },                       /* checked, fine */
+        { true, IDESC_RX_STATUS_IPCS, IDESC_RX_ERR_82576_IPE, false }, /* checked, wrong */
+        { true, 0, 0, false },                                         /* not checked */
+        { true, IDESC_RX_STATUS_IPCS, IDESC_RX_ERR_82576_L4E, true },  /* another error bit */
+    };
+    static uint8_t buf[128];
+    struct pkb *out[4];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct tr *t = tr_new(16, 8, 8);
+        struct fake_inic_rx_opts o = { .status_bits = cases[i].status, .err_bits = cases[i].err };
+        if (cases[i].trust) {
+            iring_rx_trust_ipv4_csum(&t->rx, IDESC_RX_ERR_82576_IPE);
+        }
+        iring_rx_fill(&t->rx);
+        tr_frame(buf, 0, 100);
+        assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
+        assert_int_equal(tr_rx_burst(t, out, 4), 1);
+        assert_int_equal(iring_rx_ipv4_csum_ok(&t->rx, out[0]->rx_status), cases[i].ok);
+        assert_int_equal(t->rx.stats.errors, 0);
+        tr_done(t);
+    }
+}
+
 /* ---- release: what a port reset does to a ring -------------------------------------------- */
 
 /* A port reset stops the NIC with frames written back but not taken on the RX ring and frames
@@ -935,6 +970,7 @@ int main(void)
         cmocka_unit_test(test_rx_oversize_across_bursts),
         cmocka_unit_test(test_rx_82599_err_mask),
         cmocka_unit_test(test_rx_l4_checksum_flag),
+        cmocka_unit_test(test_rx_ipv4_checksum_verdict),
         cmocka_unit_test(test_tx_burst_and_completion),
         cmocka_unit_test(test_tx_ring_full_drops_and_frees),
         cmocka_unit_test(test_tx_bad_length_dropped),

@@ -537,10 +537,11 @@ static void test_rx_frame_write_back(void **state)
     rx_setup(f, 0, 8, 2, 0);
     assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
     assert_memory_equal(hostp(f, RX_BUF(0, 0)), fr, len);
-    /* Write-back (§7.1.6.2): pkt_info (RSS type 0, IPv4+UDP), hash 0, DD|EOP, length. */
+    /* Write-back (§7.1.6.2): pkt_info (RSS type 0, IPv4+UDP), hash 0, DD|EOP, length; mk_ip4
+     * leaves the header checksum 0, so IPCS (checked) and IPE (bit 31: it did not verify). */
     assert_int_equal(mem32(f, RX_RING(0)), 0x0010u | 0x0200u);
     assert_int_equal(mem32(f, RX_RING(0) + 4), 0);
-    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x3u);
+    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x80000043u);
     assert_int_equal(mem32(f, RX_RING(0) + 12), len);
     assert_int_equal(rd(f, T_RDH(0)), 1);
     assert_int_equal(mem32(f, RX_RING(0) + 16 + 8), 0); /* next descriptor untouched */
@@ -552,6 +553,49 @@ static void test_rx_frame_write_back(void **state)
     assert_int_equal(rd(f, T_GORCL), 0);
     assert_int_equal(rd(f, T_QPRC(0)), 1);
     assert_int_equal(rd(f, T_QPRC(0)), 0);
+}
+
+/* ip4_set_csum: the IPv4 header checksum of a frame from mk_ip4, as a sender computes it. */
+static void ip4_set_csum(uint8_t *fr)
+{
+    uint32_t sum = 0;
+    fr[24] = fr[25] = 0;
+    for (int i = 14; i < 34; i += 2) {
+        sum += (uint32_t)(fr[i] << 8 | fr[i + 1]);
+    }
+    sum = (sum & 0xFFFFu) + (sum >> 16);
+    sum = (sum & 0xFFFFu) + (sum >> 16);
+    fr[24] = (uint8_t)(~sum >> 8);
+    fr[25] = (uint8_t)~sum;
+}
+
+/* The IPv4 header checksum: IPCS on every IPv4 frame, IPE only when the sum fails, neither on
+ * a frame that is not IPv4; and only on the EOP descriptor of a multi-buffer frame. */
+static void test_rx_ipv4_checksum_status(void **state)
+{
+    struct fx *f = *state;
+    uint8_t fr[2500];
+    size_t len = mk_ip4(fr, MAC0, (uint8_t[4]){10, 0, 0, 1}, (uint8_t[4]){10, 0, 0, 2}, 1000,
+                        2000, 6, 100);
+
+    bring_up(f);
+    wr(f, T_HLREG0, rd(f, T_HLREG0) | T_HLREG0_JUMBOEN);
+    wr(f, T_MAXFRS, 9018u << 16);
+    rx_setup(f, 0, 16, 1, 0);
+    ip4_set_csum(fr);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x43u);
+    fr[22]--; /* TTL changed, checksum not: the sum fails */
+    assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 16 + 8), 0x80000043u);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, mk_plain(fr, MAC0, 64)), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 32 + 8), 0x3u);
+    len = mk_ip4(fr, MAC0, (uint8_t[4]){10, 0, 0, 1}, (uint8_t[4]){10, 0, 0, 2}, 1000, 2000, 17,
+                 1500); /* 1 KiB buffers: two descriptors */
+    ip4_set_csum(fr);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 48 + 8), 0x1u);
+    assert_int_equal(mem32(f, RX_RING(0) + 64 + 8), 0x43u);
 }
 
 static void test_rx_multi_descriptor_frame(void **state)
@@ -1369,6 +1413,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_faults_keep_status_down, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_queue_enable_latching, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_frame_write_back, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_rx_ipv4_checksum_status, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_multi_descriptor_frame, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_filters, fx_setup, fx_teardown),
         cmocka_unit_test(test_rss_toeplitz_function),

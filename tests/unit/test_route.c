@@ -4,7 +4,8 @@
  * RFC 1624's 0x0000/0xFFFF corner); every malformed or unforwardable frame must end in exactly
  * its one counter and stay untouched; ICMP errors are checked field by field with independently
  * recomputed checksums; the rate limiter runs on a fake clock; a seeded mutation loop feeds
- * thousands of damaged frames in buffers of their exact size (so ASan sees any over-read).
+ * thousands of damaged frames in buffers of their exact size (so ASan sees any over-read); the
+ * fast path's one-pass check and TTL update are held to the full check on the same frames.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1068,6 +1069,99 @@ static void test_mutation_loop(void **state)
                   sent);
 }
 
+/* --- the fast path's check and TTL update ------------------------------------------------------ */
+
+/*
+ * The TTL update against RFC 1624 eqn. 3 as inet_csum_update16 does it (host order, the old
+ * and new words), for every checksum value a header can carry, several TTLs and protocols.
+ */
+static void test_ttl_decrement_every_checksum(void **state)
+{
+    (void)state;
+    static const uint8_t ttls[] = { 2, 3, 64, 128, 255 };
+    uint8_t ip[20];
+    for (uint32_t hc = 0; hc <= 0xffff; hc++) {
+        for (size_t t = 0; t < sizeof(ttls); t++) {
+            memset(ip, 0x11, sizeof(ip));
+            ip[8] = ttls[t];
+            ip[9] = (uint8_t)(hc * 7 + t);
+            inet_store_be16(ip + 10, (uint16_t)hc);
+            uint16_t m = (uint16_t)(ip[8] << 8 | ip[9]);
+            uint16_t want = inet_csum_update16((uint16_t)hc, m, (uint16_t)(m - 0x100));
+            route_ipv4_ttl_decrement(ip);
+            if (inet_load_be16(ip + 10) != want || ip[8] != ttls[t] - 1) {
+                fail_msg("checksum 0x%04x TTL %u: got 0x%04x TTL %u, RFC 1624 eqn. 3 gives "
+                         "0x%04x", hc, ttls[t], inet_load_be16(ip + 10), ip[8], want);
+            }
+        }
+    }
+}
+
+/* One frame through the fast check (both ways: summing the header itself, and trusting the
+ * NIC's verdict) and the full check, in exact-size heap buffers. Whenever the fast check passes
+ * a frame, the full check forwards it to the same destination, and the TTL update gives the
+ * same bytes; it never writes. With the NIC's verdict its answer differs only on a header whose
+ * checksum does not verify, which the full check then drops for exactly that. */
+static void fast_against_full(const uint8_t *frame, uint16_t len, unsigned *fast,
+                              unsigned *full_only)
+{
+    uint8_t *a = malloc(len ? len : 1), *b = malloc(len ? len : 1);
+    assert_true(a != NULL && b != NULL);
+    memcpy(a, frame, len);
+    memcpy(b, frame, len);
+    uint32_t fd = route_ipv4_fast_check(a, len, false);
+    uint32_t fd_nic = route_ipv4_fast_check(a, len, true);
+    assert_memory_equal(a, frame, len);
+    struct route_drop_stats s;
+    memset(&s, 0, sizeof(s));
+    uint32_t dst = 0;
+    enum route_verdict v = route_ipv4_check_and_decrement(b, len, &s, &dst);
+    if (fd != 0) {
+        assert_int_equal(fd_nic, fd);
+        assert_int_equal(v, ROUTE_FORWARD);
+        assert_int_equal(dst, fd);
+        route_ipv4_ttl_decrement(a + 14);
+        assert_memory_equal(a, b, len);
+        (*fast)++;
+    } else if (fd_nic != 0) {
+        assert_int_equal(ref_csum(frame + 14, 20) != 0, 1);
+        assert_int_equal(v, ROUTE_DROP);
+        assert_int_equal(s.ip_bad_checksum, 1);
+    } else if (v == ROUTE_FORWARD) {
+        (*full_only)++;
+    }
+    free(a);
+    free(b);
+}
+
+/* Damaged frames (the mutation loop's, and plain ones) and headers of every address class: the fast check
+ * against the full one. Both outcomes must be reached. */
+static void test_fast_check_against_full(void **state)
+{
+    (void)state;
+    rng_state = 0x5eed5eed5eed5eedull;
+    static uint8_t frame[BUF_BYTES];
+    unsigned fast = 0, full_only = 0;
+    for (int n = 0; n < 20000; n++) {
+        memset(frame, 0, sizeof(frame));
+        uint16_t len = rng() % 2 ? seed_frame(frame)
+                                 : build_ipv4(frame, our_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 0,
+                                              rng() % 100);
+        if (rng() % 2) {
+            inet_store_be32(frame + 14 + 12, rng());
+            inet_store_be32(frame + 14 + 16, rng());
+            fix_ip_csum(frame);
+        }
+        if (rng() % 2) {
+            len = mutate(frame, len);
+        }
+        fast_against_full(frame, len, &fast, &full_only);
+    }
+    assert_true(fast > 1000 && full_only > 100);
+    print_message("fast check: %u forwarded by it, %u by the full check only\n", fast,
+                  full_only);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1095,6 +1189,8 @@ int main(void)
         cmocka_unit_test_setup(test_ratelimit_steady_rates, setup),
         cmocka_unit_test_setup(test_ratelimit_edges, setup),
         cmocka_unit_test_setup(test_mutation_loop, setup),
+        cmocka_unit_test_setup(test_ttl_decrement_every_checksum, setup),
+        cmocka_unit_test_setup(test_fast_check_against_full, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
