@@ -168,10 +168,11 @@ static inline uint32_t route_ipv4_fast_check(const uint8_t *frame, uint16_t len,
  * and update the checksum. The TTL shares its 16-bit word with the protocol byte, so the
  * change is one word m -> m' = m - 0x100, and RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'),
  * updates the checksum from it alone. Here ~m + m' is the constant ~0x100 = 0xFEFF whatever
- * the TTL and protocol, and since a one's complement sum commutes with swapping the bytes of
- * every operand, the update is done on the checksum as it lies in memory (little-endian
- * loads): HC'_le = ~(~HC_le + 0xFFFE), one add and one fold (the sum is at most 0x1FFFD, so a
- * single end-around carry cannot carry again).
+ * the TTL and protocol, so HC' = ~(~HC + 0xFEFF) = HC + 0x100 in one's complement arithmetic;
+ * and since a one's complement sum commutes with swapping the bytes of every operand, on the
+ * checksum as it lies in memory (a little-endian load) that is HC_le + 1, with the end-around
+ * carry: c = HC_le + 1, plus 1 more when c reaches 0xFFFF, kept to 16 bits. The extra 1 at
+ * 0xFFFF is eqn. 3's answer too: it turns the sum 0xFFFF ("negative zero") into 0x0000.
  *
  * It always equals a full recompute, including RFC 1624's corner case: eqn. 3's sum is never 0
  * here because m' != 0 (the new TTL is at least 1), so HC' is never 0xFFFF, and a full
@@ -181,15 +182,16 @@ static inline uint32_t route_ipv4_fast_check(const uint8_t *frame, uint16_t len,
  * tests/unit/test_route.c checks it against eqn. 3 for every checksum value. Only for a TTL
  * above 1.
  */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the TTL update swaps 0xFEFF's bytes");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the TTL update swaps 0x0100's bytes");
 
 static inline void route_ipv4_ttl_decrement(uint8_t *ip)
 {
     struct inet_ipv4_hdr *h = (struct inet_ipv4_hdr *)ip;
     uint16_t hc;
     __builtin_memcpy(&hc, h->csum, sizeof(hc));
-    uint32_t sum = (uint32_t)(uint16_t)~hc + 0xfffeu;
-    hc = (uint16_t)~(sum + (sum >> 16));
+    uint32_t c = (uint32_t)hc + 1;
+    c += c >= 0xffffu;
+    hc = (uint16_t)c;
     __builtin_memcpy(h->csum, &hc, sizeof(hc));
     h->ttl--;
 }
