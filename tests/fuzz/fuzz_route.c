@@ -15,7 +15,8 @@
  *   byte 4  bit 0: the harness rewrites the frame's IPv4 header checksum first (a fuzzer cannot
  *           keep it valid by itself; see fuzz_fix_checksums)
  *
- * Invariants: forwarding's verdict equals a reference written from RFC 1812 5.2.2/5.3.7/5.3.4
+ * Invariants: the fast path's check (route_ipv4_fast_check) never passes what the full check
+ * would not forward, and its TTL update gives the same bytes; forwarding's verdict equals a reference written from RFC 1812 5.2.2/5.3.7/5.3.4
  * (validity, address classes, TTL); on ROUTE_FORWARD the TTL is one less, only TTL and checksum
  * changed, the checksum verifies and equals a full recompute; otherwise the frame and *dst_out
  * are untouched and exactly one frame-drop counter grew (route_frame_drops_total + 1). An ICMP
@@ -137,7 +138,12 @@ static void fr_check_forward(const uint8_t *in, uint16_t len)
     const uint32_t sentinel = 0xdeadbeefu;
     uint32_t dst = sentinel;
 
+    /* The fast path's check reads only, and passes nothing the full check would not forward
+     * to the same destination; its TTL update gives the full check's bytes (below). */
+    uint32_t fast_dst = route_ipv4_fast_check(f, len, false);
+    FUZZ_CHECK(memcmp(f, in, len) == 0);
     enum route_verdict v = route_ipv4_check_and_decrement(f, len, &st, &dst);
+    FUZZ_CHECK(fast_dst == 0 || (v == ROUTE_FORWARD && dst == fast_dst));
 
     FUZZ_CHECK(v == ROUTE_FORWARD || v == ROUTE_TTL_EXPIRED || v == ROUTE_DROP);
     FUZZ_CHECK(route_frame_drops_total(&st) == (v == ROUTE_FORWARD ? 0u : 1u));
@@ -164,6 +170,12 @@ static void fr_check_forward(const uint8_t *in, uint16_t len)
     memcpy(hdr, f + 14, hlen);
     hdr[10] = hdr[11] = 0;
     FUZZ_CHECK(inet_checksum(hdr, hlen) == inet_load_be16(f + 24));
+    if (fast_dst != 0) {
+        uint8_t *g = fuzz_alloc_copy(in, len, len);
+        route_ipv4_ttl_decrement(g + 14);
+        FUZZ_CHECK(memcmp(g, f, len) == 0);
+        free(g);
+    }
     free(f);
 }
 
