@@ -185,6 +185,15 @@ const struct conf_key conf_keys[] = {
                "sends back to back after a quiet period.",
     },
     {
+        .name = "router.answer_any_address",
+        .type = CONF_BOOL,
+        .def = "yes",
+        .macro = "CONFIG_ROUTER_ANSWER_ANY_ADDRESS",
+        .doc = "Router mode: a datagram to one port's address that arrives on another port is "
+               "answered (ping, the sink's services), from the address it was sent to, as "
+               "routers do; no: it is dropped and counted in fwd_dst_other_port_address.",
+    },
+    {
         .name = "wire.pairs",
         .type = CONF_PORT_PAIRS,
         .def = "0-1",

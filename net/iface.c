@@ -12,6 +12,25 @@
 struct net_port net_ports[WS_MAX_PORTS];
 struct net_queue_stats net_queue_stats[WS_MAX_PORTS][WS_MAX_CPUS];
 
+_Static_assert(NET_IFACE_MAX_ALSO_OURS >= WS_MAX_PORTS - 1, "room for every other port's address");
+
+/* net_iface_share_addresses: with router.answer_any_address, each addressed port answers for
+ * the other ports' addresses too (struct net_iface, also_ours). */
+static void net_iface_share_addresses(void)
+{
+    unsigned n = nic_port_count() < WS_MAX_PORTS ? nic_port_count() : WS_MAX_PORTS;
+    for (unsigned i = 0; CONFIG_ROUTER_ANSWER_ANY_ADDRESS && i < n; i++) {
+        struct net_iface *ifc = &net_ports[i].ifc;
+        ifc->n_also_ours = 0;
+        for (unsigned j = 0; net_ports[i].has_address && j < n; j++) {
+            if (j != i && net_ports[j].has_address &&
+                ifc->n_also_ours < NET_IFACE_MAX_ALSO_OURS) {
+                ifc->also_ours[ifc->n_also_ours++] = net_ports[j].ifc.ip;
+            }
+        }
+    }
+}
+
 int net_iface_init(void)
 {
     static const struct {
@@ -36,6 +55,7 @@ int net_iface_init(void)
             kprintf("%s: no address\n", p->name);
         }
     }
+    net_iface_share_addresses();
     return 0;
 }
 

@@ -9,24 +9,68 @@
  * halves, and every carry out of bit 31 or 63 is an end-around carry once folded back in. A
  * 64-bit accumulator cannot overflow for any buffer smaller than 2^32 words.
  */
+/*
+ * The sum runs over native (little-endian) 64-bit words, four to a step: a one's complement sum
+ * does not depend on byte order (RFC 1071 section 2(B)), and 2^16, 2^32 and 2^64 are all 1
+ * modulo 0xFFFF, so adding 64-bit words and counting their carries apart is the 16-bit sum
+ * with its end-around carries deferred (RFC 1071 section 2(C)). About two instructions per
+ * 8 bytes instead of three per 4: it is most of what a received TCP segment costs when the NIC
+ * did not check it (lwIP sums through here, net/lwip-port/lwipopts.h).
+ */
+uint16_t inet_csum_native(const uint8_t *p, size_t len)
+{
+    uint64_t s = 0, carries = 0;
+    for (; len >= 32; p += 32, len -= 32) {
+        uint64_t w[4];
+        __builtin_memcpy(w, p, sizeof(w));
+        s += w[0];
+        carries += s < w[0];
+        s += w[1];
+        carries += s < w[1];
+        s += w[2];
+        carries += s < w[2];
+        s += w[3];
+        carries += s < w[3];
+    }
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, p, sizeof(w));
+        s += w;
+        carries += s < w;
+    }
+    /* the last 0..7 bytes as one word, zero above them (an odd byte is a 16-bit word's low) */
+    uint64_t tail = 0;
+    unsigned shift = 0;
+    if (len & 4) {
+        uint32_t v;
+        __builtin_memcpy(&v, p, sizeof(v));
+        tail = v;
+        p += 4;
+        shift = 32;
+    }
+    if (len & 2) {
+        uint16_t v;
+        __builtin_memcpy(&v, p, sizeof(v));
+        tail |= (uint64_t)v << shift;
+        p += 2;
+        shift += 16;
+    }
+    if (len & 1) {
+        tail |= (uint64_t)p[0] << shift;
+    }
+    s += tail;
+    carries += s < tail;
+    uint64_t t = (s & 0xffffffffu) + (s >> 32) + carries; /* < 2^34 for any len below 2^60 */
+    t = (t & 0xffffu) + (t >> 16);
+    t = (t & 0xffffu) + (t >> 16);
+    t = (t & 0xffffu) + (t >> 16);
+    return (uint16_t)t;
+}
+
 uint32_t inet_csum_add(uint32_t sum, const uint8_t *p, size_t len)
 {
-    uint64_t acc = sum;
-
-    while (len >= 4) {
-        acc += inet_load_be32(p);
-        p += 4;
-        len -= 4;
-    }
-    if (len >= 2) {
-        acc += inet_load_be16(p);
-        p += 2;
-        len -= 2;
-    }
-    if (len != 0) {
-        acc += (uint32_t)p[0] << 8; /* odd byte: padded with zero on the right */
-    }
-    acc = (acc & 0xffffffffu) + (acc >> 32);
+    /* the native sum with its bytes swapped is the big-endian one */
+    uint64_t acc = (uint64_t)sum + __builtin_bswap16(inet_csum_native(p, len));
     acc = (acc & 0xffffffffu) + (acc >> 32);
     return (uint32_t)acc;
 }

@@ -199,6 +199,12 @@ _Static_assert(sizeof(struct inet_udp_hdr) == INET_UDP_HDR_BYTES, "UDP header is
  * (its final byte is padded with a zero on the right, RFC 1071 section 1). Any context. */
 uint32_t inet_csum_add(uint32_t sum, const uint8_t *p, size_t len);
 
+/* inet_csum_native: the ones'-complement sum of len bytes at p taken as little-endian 16-bit
+ * words (an odd final byte is the low half of a last word), folded to 16 bits and not
+ * complemented: the sum in the bytes' own order, what lwIP's LWIP_CHKSUM returns. Swap its
+ * bytes for the big-endian sum. Any alignment, any context. */
+uint16_t inet_csum_native(const uint8_t *p, size_t len);
+
 /* inet_csum_fold: fold a running sum to 16 bits and complement it: the value for the checksum
  * field, in host order (store it with inet_store_be16). */
 static inline uint16_t inet_csum_fold(uint32_t sum)

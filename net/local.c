@@ -52,9 +52,24 @@ static uint32_t local_mask(uint8_t prefix_len)
     return 0xffffffffu << (32 - prefix_len);
 }
 
-static bool local_is_ours(const struct local_ctx *c, uint32_t ip)
+/* local_is_link_address: the interface's own address (what ARP answers for). */
+static bool local_is_link_address(const struct local_ctx *c, uint32_t ip)
 {
     return ip != 0 && ip == c->ifc->ip;
+}
+
+/* local_is_ours: any address this interface answers for at the IP level. */
+static bool local_is_ours(const struct local_ctx *c, uint32_t ip)
+{
+    if (local_is_link_address(c, ip)) {
+        return true;
+    }
+    for (unsigned i = 0; i < c->ifc->n_also_ours && i < NET_IFACE_MAX_ALSO_OURS; i++) {
+        if (ip != 0 && ip == c->ifc->also_ours[i]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Our subnet's directed broadcast. /31 (RFC 3021) and /32 links have none. */
@@ -193,10 +208,10 @@ static enum net_verdict local_arp_input(struct local_ctx *c)
     uint32_t tpa = inet_load_be32(a->tpa);
     /* Someone else using our address: neither learn it nor argue (conflict handling as in
      * RFC 5227 section 2.4 is not implemented); the counter makes it visible. */
-    if (local_is_ours(c, spa)) {
+    if (local_is_link_address(c, spa)) {
         return local_drop(&d->arp_sender_ip_is_ours);
     }
-    if (local_is_ours(c, tpa)) {
+    if (local_is_link_address(c, tpa)) {
         return local_arp_for_us(c, a, op, spa);
     }
     return local_arp_other(c, a, spa, tpa);
@@ -232,6 +247,9 @@ static enum net_verdict local_icmp_echo_reply(struct local_ctx *c, uint8_t *ip, 
     }
     const struct inet_ipv4_hdr *req = (const struct inet_ipv4_hdr *)ip;
     uint32_t requester = inet_load_be32(req->src);
+    /* RFC 1122 3.2.2.6: the reply's source is the request's specific destination, which may
+     * be another interface's address (also_ours), not necessarily this one's. */
+    uint32_t responder = inet_load_be32(req->dst);
     /* Keep the DSCP; ICMP is no ECN-capable transport, so ECN is cleared (RFC 3168 sec. 5). */
     uint8_t tos = (uint8_t)(req->tos & ~INET_IPV4_ECN_MASK);
 
@@ -250,7 +268,7 @@ static enum net_verdict local_icmp_echo_reply(struct local_ctx *c, uint8_t *ip, 
     e->type = INET_ICMP_ECHO_REPLY;
     inet_store_be16(e->csum, csum);
 
-    inet_ipv4_header(ip, tos, (uint16_t)ip_len, INET_PROTO_ICMP, c->ifc->ip, requester);
+    inet_ipv4_header(ip, tos, (uint16_t)ip_len, INET_PROTO_ICMP, responder, requester);
     local_eth_turn_around(c, ((struct inet_eth_hdr *)c->frame)->src);
     c->st->icmp_echo_answered++;
     return local_reply_finish(c, reply_len);

@@ -13,6 +13,8 @@
 
 #include "net/neigh.h"
 
+#define NET_IFACE_MAX_ALSO_OURS 3 /* the other ports' addresses (WS_MAX_PORTS - 1) */
+
 /* One interface's own addresses. Read-only after init. */
 struct net_iface {
     uint8_t mac[6];
@@ -20,6 +22,11 @@ struct net_iface {
     uint8_t prefix_len; /* our subnet: ip/prefix_len; values above 32 are taken as 32 */
     uint16_t port;      /* port index, for messages and counters */
     bool sink;          /* TCP, UDP and fragments to our address go to the sink (NET_SINK) */
+    /* The appliance's addresses on its other interfaces, answered here too at the IP level
+     * (echo, the sink), as routers do (the weak host model, RFC 1122 3.3.4.2); ARP answers for
+     * ip alone. Empty unless router.answer_any_address is on. */
+    uint8_t n_also_ours;
+    uint32_t also_ours[NET_IFACE_MAX_ALSO_OURS];
 };
 
 /*

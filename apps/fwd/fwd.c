@@ -155,7 +155,7 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned 
             fwd_route_one(fc, st, in, core, b, now, nh);
             return;
         }
-        if (nexthop_table[nh].port != in) {
+        if (nexthop_table[nh].port != in && !CONFIG_ROUTER_ANSWER_ANY_ADDRESS) {
             st->dst_other_port_address++;
             pkb_free(b, (uint16_t)core);
             return;

@@ -21,7 +21,8 @@ struct fwd_stats {
     uint64_t no_route;          /* no FIB entry: dropped (ICMP net unreachable, rate limited) */
     uint64_t arp_unresolved;    /* next hop's MAC unknown: dropped, ARP request sent */
     uint64_t dst_directed_broadcast; /* a connected subnet's broadcast address: not forwarded */
-    uint64_t dst_other_port_address; /* to one of our addresses on another port: dropped */
+    uint64_t dst_other_port_address; /* to one of our addresses on another port: dropped
+                                      * (router.answer_any_address = no) */
     uint64_t egress_no_queue;   /* the egress port has no TX queue for this core */
     uint64_t egress_link_down;  /* the egress port's link is down */
     uint64_t wire_no_peer;      /* wire mode: the port is in no pair */

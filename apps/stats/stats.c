@@ -104,7 +104,7 @@ static const struct stats_counter stats_fwd_counters[] = {
     FC("fwd_dst_directed_broadcast", dst_directed_broadcast,
        "to a connected subnet's broadcast address: not forwarded (RFC 2644)"),
     FC("fwd_dst_other_port_address", dst_other_port_address,
-       "to the appliance's address on another port: dropped"),
+       "to the appliance's address on another port, router.answer_any_address = no: dropped"),
     FC("fwd_egress_no_queue", egress_no_queue,
        "the egress port has no TX queue for this core (or none at all: an absent port)"),
     FC("fwd_egress_link_down", egress_link_down,

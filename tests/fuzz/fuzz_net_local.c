@@ -45,6 +45,8 @@
 #define FL_FIX_IP 0x80   /* in byte 1 */
 #define FL_FIX_ICMP 0x40 /* in byte 1 */
 #define FL_SINK 0x20     /* in byte 1: TCP, UDP and fragments to us go to the sink */
+#define FL_ALSO 0x10     /* in byte 1: the interface also answers for FL_ALSO_IP (IP level) */
+#define FL_ALSO_IP 0x0a000101u /* 10.0.1.1: another port's address */
 #define FL_MAX_FRAMES 24
 #define FL_MAX_FRAME_BYTES (PKB_DATA_BYTES + 64)
 #define FL_FILL 0xa5 /* buffer bytes past the frame start as this, to see stray writes */
@@ -117,6 +119,12 @@ static void fl_check_arp_reply(const struct fl_ctx *c, const uint8_t *req, const
 
 /* An echo reply: fresh 20-byte header from us to the requester, both checksums verifying,
  * the request's identifier, sequence number and data returned whole, zero padding. */
+/* fl_ours: an address the interface answers for at the IP level (its own, or also_ours). */
+static bool fl_ours(const struct fl_ctx *c, uint32_t ip)
+{
+    return ip != 0 && (ip == c->ifc.ip || (c->ifc.n_also_ours == 1 && ip == c->ifc.also_ours[0]));
+}
+
 static void fl_check_echo_reply(const struct fl_ctx *c, const uint8_t *req, const uint8_t *f,
                                 uint16_t out_len)
 {
@@ -128,7 +136,7 @@ static void fl_check_echo_reply(const struct fl_ctx *c, const uint8_t *req, cons
     uint16_t icmp_len = (uint16_t)(total - INET_IPV4_HDR_BYTES);
     uint32_t frame_len = INET_ETH_HDR_BYTES + (uint32_t)total;
 
-    FUZZ_CHECK(c->ifc.ip != 0 && inet_load_be32(qip + 16) == c->ifc.ip);
+    FUZZ_CHECK(c->ifc.ip != 0 && fl_ours(c, inet_load_be32(qip + 16)));
     FUZZ_CHECK(memcmp(f, req + 6, 6) == 0 && memcmp(f + 6, c->ifc.mac, 6) == 0);
     FUZZ_CHECK(inet_load_be16(f + 12) == INET_ETHERTYPE_IPV4);
     FUZZ_CHECK(ip[0] == 0x45 && ip[9] == INET_PROTO_ICMP);
@@ -136,7 +144,7 @@ static void fl_check_echo_reply(const struct fl_ctx *c, const uint8_t *req, cons
     FUZZ_CHECK(icmp_len == qtotal - qhlen);
     FUZZ_CHECK(frame_len <= out_len);
     FUZZ_CHECK(out_len == (frame_len < 60 ? 60 : frame_len));
-    FUZZ_CHECK(inet_load_be32(ip + 12) == c->ifc.ip);
+    FUZZ_CHECK(memcmp(ip + 12, qip + 16, 4) == 0); /* from the address asked (RFC 1122) */
     FUZZ_CHECK(memcmp(ip + 16, qip + 12, 4) == 0);
     FUZZ_CHECK(inet_checksum(ip, INET_IPV4_HDR_BYTES) == 0);
     FUZZ_CHECK(inet_ipv4_hdr_csum_ok(ip, INET_IPV4_HDR_BYTES));
@@ -211,7 +219,7 @@ static void fl_one_frame(struct fl_ctx *c, const uint8_t *bytes, uint16_t len, u
     if (v == NET_SINK) { /* only with the sink on, only TCP, UDP or a fragment, only to us */
         const uint8_t *ip = req + INET_ETH_HDR_BYTES;
         bool frag = inet_load_be16(ip + 6) & 0x3fff;
-        FUZZ_CHECK(c->ifc.sink && c->ifc.ip != 0 && inet_load_be32(ip + 16) == c->ifc.ip);
+        FUZZ_CHECK(c->ifc.sink && c->ifc.ip != 0 && fl_ours(c, inet_load_be32(ip + 16)));
         FUZZ_CHECK(frag || ip[9] == INET_PROTO_TCP || ip[9] == INET_PROTO_UDP);
         FUZZ_CHECK(inet_checksum(ip, (uint16_t)((ip[0] & 0x0f) * 4)) == 0);
         FUZZ_CHECK(memcmp(buf, orig, len) == 0); /* handed on unchanged */
@@ -243,7 +251,7 @@ static void fl_one_frame(struct fl_ctx *c, const uint8_t *bytes, uint16_t len, u
         FUZZ_CHECK(!inet_eth_is_group(req) && !inet_eth_is_group(req + 6));
         FUZZ_CHECK(!inet_ipv4_is_martian(inet_load_be32(ip + 12)));
         FUZZ_CHECK(!inet_ipv4_is_martian(inet_load_be32(ip + 16)));
-        FUZZ_CHECK(inet_load_be32(ip + 16) != c->ifc.ip || c->ifc.ip == 0);
+        FUZZ_CHECK(!fl_ours(c, inet_load_be32(ip + 16)) || c->ifc.ip == 0);
     }
 
     if (c->neigh != NULL) {
@@ -289,6 +297,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.ifc.prefix_len = fl_prefixes[(variant >> FL_PREFIX_SHIFT) & 7];
     c.ifc.port = 0;
     c.ifc.sink = (slack & FL_SINK) != 0;
+    if (slack & FL_ALSO) {
+        c.ifc.n_also_ours = 1;
+        c.ifc.also_ours[0] = FL_ALSO_IP;
+    }
     c.now_ns = 1000000000ull;
     if (variant & FL_NEIGH) {
         c.neigh = malloc(sizeof(*c.neigh));

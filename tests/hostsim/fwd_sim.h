@@ -53,7 +53,8 @@ enum sim_bad {
     BAD_IP_VERSION,     /* route: ip_bad_version */
     BAD_ETH_MCAST,      /* route: eth_dst_group */
     BAD_DIRECTED_BCAST, /* fwd: dst_directed_broadcast (198.19.0.255) */
-    BAD_OTHER_PORT,     /* fwd: dst_other_port_address (port1's address, arriving on port0) */
+    BAD_OTHER_PORT,     /* port1's address, arriving on port0: local (router.answer_any_address)
+                         * or fwd's dst_other_port_address */
     BAD_UNRESOLVED,     /* fwd: arp_unresolved (+ ARP request for 198.19.0.77, rate limited) */
     BAD_IPV6,           /* local: eth_unsupported_type */
     BAD_SHORT_IPV4,     /* local: ip_truncated (20 bytes) */

@@ -28,8 +28,8 @@ def lab(nic):
         finish_lab(lab)
 
 
-def client(lab, *args, timeout=300):
-    r = ns_run(lab.nss[0], "/usr/bin/python3", CLIENT, args[0], APPLIANCE,
+def client(lab, *args, timeout=300, host=APPLIANCE):
+    r = ns_run(lab.nss[0], "/usr/bin/python3", CLIENT, args[0], host,
                *[str(a) for a in args[1:]], timeout=timeout)
     return json.loads(r.stdout)
 
@@ -98,6 +98,24 @@ def test_reassembly_both_ways(lab):
     assert sink["ip"]["reassembled"] >= 13 and sink["ip"]["fragmented_out"] >= 13, sink["ip"]
     assert sink["ip"]["reassembly_failed"] == 0
     assert sink["echo"]["rx_bytes"] == 10 * 65507
+
+
+@BOTH_NICS
+def test_answers_on_the_other_ports_address(lab):
+    """router.answer_any_address (on by default): from port0's host, port1's address answers a
+    ping, from that address and without a router hop, and the sink's TCP echo there works; the
+    frames are the local stack's, not fwd's other-port drops."""
+    other = HOSTS[1][1]
+    ping = lab.ping(0, dst=other, count=3)
+    assert " 0% packet loss" in ping.stdout, ping.stdout
+    assert f"from {other}: icmp_seq=1 ttl=64" in ping.stdout, ping.stdout
+    r = client(lab, "tcp-echo", 100000, host=other)
+    assert r["received"] == 100000 and r["equal"], r
+    st = settled(lab)
+    port0 = st["ports"][0]["queues"]
+    assert sum(q["fwd_dst_other_port_address"] for q in port0) == 0
+    assert sum(q["icmp_echo_answered"] for q in port0) >= 3
+    assert st["sink"]["echo"]["rx_bytes"] == 100000
 
 
 def test_connection_bound_and_refusal(lab):

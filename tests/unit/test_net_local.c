@@ -255,6 +255,34 @@ static void test_csum_matches_reference(void **state)
     assert_int_equal(inet_checksum(b, sizeof(b) - 1), ref_csum(b, sizeof(b) - 1));
 }
 
+/* inet_csum_native (lwIP's LWIP_CHKSUM) at every alignment and length up to 600 bytes, plus a
+ * jumbo frame's worth and all-ones data (carries in every 64-bit add): its bytes swapped, it is
+ * the reference's uncomplemented big-endian sum. */
+static void test_csum_native_every_alignment(void **state)
+{
+    (void)state;
+    static uint8_t b[9100];
+    uint32_t x = 7;
+    for (size_t i = 0; i < sizeof(b); i++) {
+        x = x * 1664525u + 1013904223u;
+        b[i] = (uint8_t)(x >> 24);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t off = 0; off < 8; off++) {
+            for (size_t len = 0; len <= 600; len++) {
+                uint16_t want = (uint16_t)~ref_csum(b + off, len);
+                assert_int_equal(inet_csum_native(b + off, len), __builtin_bswap16(want));
+            }
+            size_t big = sizeof(b) - 8 - off;
+            assert_int_equal(inet_csum_native(b + off, big),
+                             __builtin_bswap16((uint16_t)~ref_csum(b + off, big)));
+        }
+        memset(b, 0xff, sizeof(b));
+    }
+    memset(b, 0, sizeof(b));
+    assert_int_equal(inet_csum_native(b, 1500), 0); /* lwIP's convention: zeros sum to 0 */
+}
+
 static void test_csum_incremental(void **state)
 {
     (void)state;
@@ -796,6 +824,51 @@ static void test_sink_handoff(void **state)
     }
 }
 
+/* Another interface's address (also_ours, router.answer_any_address): an echo to it is
+ * answered from it, a TCP datagram to it goes to the sink, a datagram from it is a spoof; ARP
+ * for it is not answered (no proxy ARP), and without also_ours it is passed on like any host. */
+static void test_other_interface_address(void **state)
+{
+    (void)state;
+    const uint32_t other = IP4(192, 0, 2, 1);
+    struct net_iface any = ifc;
+    any.sink = true;
+    any.n_also_ours = 1;
+    any.also_ours[0] = other;
+    uint16_t out_len = 0;
+
+    uint16_t len = build_echo_to(buf, other, 0, 56);
+    assert_int_equal(net_local_input(&any, &neigh, buf, len, BUF_BYTES, &out_len, &st, 1000),
+                     NET_REPLY);
+    assert_int_equal(st.icmp_echo_answered, 1);
+    assert_int_equal(inet_load_be32(buf + 14 + 12), other); /* RFC 1122 3.2.2.6 */
+    assert_int_equal(inet_load_be32(buf + 14 + 16), PEER_IP);
+    assert_int_equal(ref_csum(buf + 14, 20), 0);
+
+    memset(&st, 0, sizeof(st));
+    len = build_ipv4(buf, our_mac, PEER_IP, other, INET_PROTO_TCP, 0, 40);
+    assert_int_equal(net_local_input(&any, &neigh, buf, len, BUF_BYTES, &out_len, &st, 1000),
+                     NET_SINK);
+    assert_int_equal(st.ip_to_sink, 1);
+
+    memset(&st, 0, sizeof(st));
+    len = build_ipv4(buf, our_mac, other, PEER_IP, INET_PROTO_UDP, 0, 40);
+    assert_int_equal(net_local_input(&any, &neigh, buf, len, BUF_BYTES, &out_len, &st, 1000),
+                     NET_DROP);
+    assert_only_drop("ip_src_is_ours");
+
+    memset(&st, 0, sizeof(st));
+    len = arp_request_for(buf, other);
+    assert_int_equal(net_local_input(&any, &neigh, buf, len, BUF_BYTES, &out_len, &st, 1000),
+                     NET_DROP);
+    assert_only_drop("arp_not_for_us");
+
+    memset(&st, 0, sizeof(st));
+    len = build_echo_to(buf, other, 0, 56);
+    assert_int_equal(feed(len, BUF_BYTES, &out_len), NET_PASS);
+    assert_int_equal(st.ip_passed, 1);
+}
+
 /* An interface without an address answers nothing at IP or ARP level. */
 static void test_unnumbered_interface(void **state)
 {
@@ -991,9 +1064,11 @@ int main(void)
         cmocka_unit_test(test_csum_ipv4_header),
         cmocka_unit_test(test_csum_matches_reference),
         cmocka_unit_test(test_csum_incremental),
+        cmocka_unit_test(test_csum_native_every_alignment),
         cmocka_unit_test(test_byte_order_helpers),
         cmocka_unit_test_setup(test_counter_table, setup),
         cmocka_unit_test_setup(test_sink_handoff, setup),
+        cmocka_unit_test_setup(test_other_interface_address, setup),
         cmocka_unit_test_setup(test_arp_request_answered, setup),
         cmocka_unit_test_setup(test_arp_request_unpadded_and_unicast, setup),
         cmocka_unit_test_setup(test_arp_probe_answered_not_learned, setup),
