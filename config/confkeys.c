@@ -194,6 +194,28 @@ const struct conf_key conf_keys[] = {
                "routers do; no: it is dropped and counted in fwd_dst_other_port_address.",
     },
     {
+        .name = "neigh.reachable_ms",
+        .type = CONF_INT,
+        .def = "30000",
+        .min = 1000,
+        .max = 3600000,
+        .macro = "CONFIG_NEIGH_REACHABLE_MS",
+        .doc = "Router mode: a neighbour is trusted this long after its last ARP; then a "
+               "neighbour in use is probed (unicast ARP, once a second) and forgotten if it "
+               "never answers, so a new MAC is learned; one nothing uses is forgotten after "
+               "10 times this.",
+    },
+    {
+        .name = "neigh.probes",
+        .type = CONF_INT,
+        .def = "3",
+        .min = 1,
+        .max = 10,
+        .macro = "CONFIG_NEIGH_PROBES",
+        .doc = "Router mode: unanswered unicast ARP probes, one a second, after which a stale "
+               "neighbour in use is forgotten.",
+    },
+    {
         .name = "wire.pairs",
         .type = CONF_PORT_PAIRS,
         .def = "0-1",

@@ -171,6 +171,8 @@ int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC
         t->stats.inserted++;
     }
     __atomic_store_n(&t->used[e - t->entry], 0, __ATOMIC_RELAXED); /* a new address */
+    t->state[e - t->entry] = NEIGH_REACHABLE;
+    t->probes_sent[e - t->entry] = 0;
     neigh_write(e, ip, neigh_mac_pack(mac), now_ns);
     return WS_OK;
 }
@@ -250,21 +252,89 @@ size_t neigh_count(const struct neigh_table *t)
     return n;
 }
 
-unsigned neigh_expire(struct neigh_table *t, uint64_t now_ns, uint64_t max_age_ns)
+/* neigh_remove: free slot i (writer core). */
+static void neigh_remove(struct neigh_table *t, unsigned i)
+{
+    neigh_write(&t->entry[i], 0, 0, 0);
+    __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
+    t->state[i] = NEIGH_REACHABLE;
+    t->probes_sent[i] = 0;
+}
+
+/* neigh_age_one: the aging step for the occupied slot i; true if it was removed. */
+static bool neigh_age_one(struct neigh_table *t, unsigned i, uint64_t now_ns,
+                          const struct neigh_age_params *p, neigh_probe_fn probe, void *ctx)
+{
+    const struct neigh_entry *e = &t->entry[i];
+    /* An entry stamped after now (a clock that stepped back) counts as just confirmed. */
+    uint64_t age = e->updated_ns > now_ns ? 0 : now_ns - e->updated_ns;
+    if (age <= p->reachable_ns) {
+        t->state[i] = NEIGH_REACHABLE;
+        t->probes_sent[i] = 0;
+        return false;
+    }
+    if (t->state[i] == NEIGH_REACHABLE) {
+        /* Just gone stale: forget the use so far, so that only use from now on probes. */
+        t->state[i] = NEIGH_STALE;
+        __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
+        return false;
+    }
+    if (t->state[i] == NEIGH_STALE) {
+        if (__atomic_load_n(&t->used[i], __ATOMIC_RELAXED) != 0) {
+            t->state[i] = NEIGH_PROBE;
+            t->probe_at_ns[i] = now_ns;
+        } else if (age > p->gc_ns) {
+            t->stats.expired++;
+            neigh_remove(t, i);
+            return true;
+        }
+    }
+    if (t->state[i] != NEIGH_PROBE || now_ns < t->probe_at_ns[i]) {
+        return false;
+    }
+    if (t->probes_sent[i] >= p->probes) {
+        t->stats.probe_failed++;
+        neigh_remove(t, i);
+        return true;
+    }
+    uint8_t mac[NEIGH_MAC_BYTES];
+    neigh_mac_unpack(e->mac, mac);
+    t->probes_sent[i]++;
+    t->probe_at_ns[i] = now_ns + p->probe_interval_ns;
+    t->stats.probes_sent++;
+    probe(ctx, e->ip, mac);
+    return false;
+}
+
+unsigned neigh_age(struct neigh_table *t, uint64_t now_ns, const struct neigh_age_params *p,
+                   neigh_probe_fn probe, void *ctx)
 {
     unsigned removed = 0;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
-        struct neigh_entry *e = &t->entry[i];
-        /* An entry stamped after now (a caller's clock went backwards) is not expired. */
-        if (e->ip == 0 || e->updated_ns > now_ns || now_ns - e->updated_ns <= max_age_ns) {
-            continue;
+        if (t->entry[i].ip != 0) {
+            removed += neigh_age_one(t, i, now_ns, p, probe, ctx);
         }
-        neigh_write(e, 0, 0, 0);
-        __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
-        removed++;
     }
-    t->stats.expired += removed;
     return removed;
+}
+
+unsigned neigh_flush(struct neigh_table *t)
+{
+    unsigned removed = 0;
+    for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
+        if (t->entry[i].ip != 0) {
+            neigh_remove(t, i);
+            removed++;
+        }
+    }
+    t->stats.flushed += removed;
+    return removed;
+}
+
+const char *neigh_state_name(enum neigh_state s)
+{
+    static const char *const names[] = { "reachable", "stale", "probe" };
+    return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
 size_t neigh_snapshot(const struct neigh_table *t, struct neigh_snapshot_entry *out, size_t max)
@@ -278,6 +348,7 @@ size_t neigh_snapshot(const struct neigh_table *t, struct neigh_snapshot_entry *
         out[n].ip = copy.ip;
         neigh_mac_unpack(copy.mac, out[n].mac);
         out[n].updated_ns = copy.updated_ns;
+        out[n].state = t->state[i];
         n++;
     }
     return n;

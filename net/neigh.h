@@ -44,9 +44,36 @@ struct neigh_stats {
     uint64_t mac_changed;     /* a known address moved to another MAC */
     uint64_t replaced_oldest; /* a new address evicted the stalest entry of its window */
     uint64_t replaced_in_use; /* ... and every entry of that window was in use (a next hop) */
-    uint64_t expired;         /* removed by neigh_expire */
+    uint64_t expired;         /* removed by neigh_age: stale, and unused for gc_ns */
     uint64_t rejected;        /* neigh_update with address 0 or a group/zero MAC */
+    uint64_t probes_sent;     /* unicast ARP probes asked for by neigh_age (stale, in use) */
+    uint64_t probe_failed;    /* removed: every probe went unanswered (gone, or a new MAC) */
+    uint64_t flushed;         /* removed by neigh_flush (the console's `neigh flush`) */
 };
+
+/*
+ * Aging (RFC 1122 2.3.2.1, the states of RFC 4861 7.3.2): an entry is REACHABLE for
+ * reachable_ns after its last confirmation (an ARP from its address), then STALE: still used
+ * as it is, but the forwarder's use (neigh_lookup_use) since then makes it PROBE: a unicast ARP
+ * request to the MAC it has, every probe_interval_ns, `probes` times. An answer makes it
+ * REACHABLE again; silence removes it, so the next frame asks by broadcast and a neighbour that
+ * changed its MAC is followed. A STALE entry nothing uses is removed after gc_ns.
+ */
+enum neigh_state {
+    NEIGH_REACHABLE,
+    NEIGH_STALE,
+    NEIGH_PROBE,
+};
+
+struct neigh_age_params {
+    uint64_t reachable_ns;
+    uint64_t probe_interval_ns;
+    uint64_t gc_ns; /* from the last confirmation: a STALE entry nothing used is removed */
+    uint32_t probes;
+};
+
+/* Asked by neigh_age: send a unicast ARP request for ip to mac. */
+typedef void (*neigh_probe_fn)(void *ctx, uint32_t ip, const uint8_t mac[6]);
 
 struct neigh_table {
     /* written by the writer core under each entry's seq; read by every core */
@@ -59,6 +86,9 @@ struct neigh_table {
     uint8_t used[NEIGH_TABLE_ENTRIES] __attribute__((aligned(64)));
     /* owned by the writer core; on its own cache line so readers' lines stay clean */
     struct neigh_stats stats __attribute__((aligned(64)));
+    uint8_t state[NEIGH_TABLE_ENTRIES];       /* enum neigh_state, as neigh_age last judged */
+    uint8_t probes_sent[NEIGH_TABLE_ENTRIES]; /* in PROBE: probes asked for so far */
+    uint64_t probe_at_ns[NEIGH_TABLE_ENTRIES]; /* in PROBE: when the next step is due */
 };
 
 /* One row of a snapshot (console `arp`). */
@@ -66,6 +96,7 @@ struct neigh_snapshot_entry {
     uint32_t ip; /* host byte order */
     uint8_t mac[NEIGH_MAC_BYTES];
     uint64_t updated_ns;
+    uint8_t state; /* enum neigh_state (as of the writer's last neigh_age) */
 };
 
 /* neigh_home_slot: where an address's window starts (Fibonacci hashing: a multiply and a shift,
@@ -101,9 +132,18 @@ bool neigh_lookup_use(struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_
 /* neigh_count: occupied slots (a snapshot; any core). */
 size_t neigh_count(const struct neigh_table *t);
 
-/* neigh_expire: remove entries not updated for more than max_age_ns. Returns how many were
- * removed. Writer core only (its timer). */
-unsigned neigh_expire(struct neigh_table *t, uint64_t now_ns, uint64_t max_age_ns);
+/*
+ * neigh_age: one aging step over the whole table at now_ns (see enum neigh_state), calling
+ * probe for each probe due. Returns the entries removed. Writer core only, a few times a second
+ * (nothing here runs per packet).
+ */
+unsigned neigh_age(struct neigh_table *t, uint64_t now_ns, const struct neigh_age_params *p,
+                   neigh_probe_fn probe, void *ctx);
+/* neigh_flush: forget every entry (counted in flushed); they are learned again by ARP. Returns
+ * how many. Writer core only. */
+unsigned neigh_flush(struct neigh_table *t);
+/* neigh_state_name: "reachable", "stale" or "probe". */
+const char *neigh_state_name(enum neigh_state s);
 
 /* neigh_snapshot: copy up to max consistent entries into out, in slot order; returns the count.
  * Any core (it reads like neigh_lookup); meant for the console's `arp` command. */

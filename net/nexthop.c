@@ -12,6 +12,7 @@
 #include "drivers/nic/nic_tx.h"
 #include "err.h"
 #include "init.h"
+#include "loop.h"
 #include "net/iface.h"
 #include "net/inet.h"
 #include "time.h"
@@ -21,6 +22,8 @@
 #define NEXTHOP_ARP_SLOTS 16              /* per core: recently requested next hops */
 #define NEXTHOP_ARP_RETRY_NS 100000000ULL /* one request per next hop per 100 ms per core */
 #define ETH_TYPE_OFF 12
+#define NEXTHOP_PROBE_INTERVAL_NS 1000000000ULL /* RFC 4861's RETRANS_TIMER: 1 s */
+#define NEXTHOP_STALE_GC_FACTOR 10 /* a stale entry nothing uses goes after 10 x reachable */
 
 /* The baked routes (config: route = prefix/len via gateway port N), read by the build and by
  * the `routes` view. */
@@ -131,14 +134,12 @@ WS_INIT(nexthop, INIT_NET + 10, true, nexthop_init_step); /* the FIB from the po
 
 /* --- resolution (any core) ------------------------------------------------------------------- */
 
-void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_t now)
+/* nexthop_arp_send: an ARP request for ip out of port p through core's TX batch, broadcast or,
+ * with dst_mac, unicast to it (a probe of a known neighbour, RFC 1122 2.3.2.1). */
+static void nexthop_arp_send(unsigned core, struct nic_port *p, uint32_t ip,
+                             const uint8_t *dst_mac)
 {
     struct nexthop_stats *st = &nexthop_stats[p->index][core];
-    unsigned slot = (ip ^ (ip >> 8)) & (NEXTHOP_ARP_SLOTS - 1);
-    struct nexthop_arp_slot *mem = &nexthop_arp_memory[core].slot[slot];
-    if (mem->ip == ip && now - mem->sent_ns < NEXTHOP_ARP_RETRY_NS) {
-        return;
-    }
     struct pkb *b = pkb_alloc(nic_pool(core));
     if (b == NULL) {
         st->alloc_fail++;
@@ -147,7 +148,11 @@ void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_
     b->forwarded = 0; /* pkb_alloc leaves the last user's mark: not a forwarded frame */
     uint8_t *f = b->data;
     memset(f, 0, INET_ETH_MIN_FRAME_BYTES);
-    memset(f, 0xFF, 6); /* broadcast */
+    if (dst_mac != NULL) {
+        memcpy(f, dst_mac, 6);
+    } else {
+        memset(f, 0xFF, 6); /* broadcast */
+    }
     memcpy(f + 6, p->mac, 6);
     inet_store_be16(f + ETH_TYPE_OFF, INET_ETHERTYPE_ARP);
     struct inet_arp *a = (struct inet_arp *)(f + INET_ETH_HDR_BYTES);
@@ -160,10 +165,20 @@ void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_
     inet_store_be32(a->spa, net_port(p->index)->ifc.ip);
     inet_store_be32(a->tpa, ip);
     b->len = INET_ETH_MIN_FRAME_BYTES;
-    mem->ip = ip;
-    mem->sent_ns = now;
     st->arp_requests_sent++;
     nic_tx_queue(core, p->index, b);
+}
+
+void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_t now)
+{
+    unsigned slot = (ip ^ (ip >> 8)) & (NEXTHOP_ARP_SLOTS - 1);
+    struct nexthop_arp_slot *mem = &nexthop_arp_memory[core].slot[slot];
+    if (mem->ip == ip && now - mem->sent_ns < NEXTHOP_ARP_RETRY_NS) {
+        return;
+    }
+    mem->ip = ip;
+    mem->sent_ns = now;
+    nexthop_arp_send(core, p, ip, NULL);
 }
 
 /* nexthop_forward_hop: the next hop the FIB gives for dst, or NULL when dst is not forwarded
@@ -185,7 +200,7 @@ enum nexthop_result nexthop_resolve(unsigned core, uint32_t dst, unsigned *port,
     if (!out->link_up || !nic_queue_usable(out, core)) {
         return NEXTHOP_PORT_DOWN;
     }
-    if (!neigh_lookup(&nexthop_neighbours, next, mac)) {
+    if (!neigh_lookup_use(&nexthop_neighbours, next, mac)) { /* in use: probed when stale */
         nexthop_arp_request(core, out, next, time_ns());
         return NEXTHOP_UNRESOLVED;
     }
@@ -199,6 +214,34 @@ bool nexthop_neighbour_known(uint32_t dst)
     uint8_t mac[6];
     return hop != NULL && neigh_lookup(&nexthop_neighbours, hop->gateway ? hop->gateway : dst, mac);
 }
+
+/* --- neighbour aging (core 0: the neighbour table's writer) ---------------------------------- */
+
+/* nexthop_probe: neigh_age's unicast probe, out of the port whose subnet holds ip. */
+static void nexthop_probe(void *ctx, uint32_t ip, const uint8_t mac[6])
+{
+    (void)ctx;
+    const struct nexthop *hop = nexthop_forward_hop(ip);
+    if (hop != NULL && hop->gateway == 0 && hop->port->link_up && nic_queue_usable(hop->port, 0)) {
+        nexthop_arp_send(0, hop->port, ip, mac);
+    }
+}
+
+static unsigned nexthop_age_poll(unsigned core)
+{
+    static const struct neigh_age_params params = {
+        .reachable_ns = CONFIG_NEIGH_REACHABLE_MS * 1000000ULL,
+        .probe_interval_ns = NEXTHOP_PROBE_INTERVAL_NS,
+        .gc_ns = NEXTHOP_STALE_GC_FACTOR * CONFIG_NEIGH_REACHABLE_MS * 1000000ULL,
+        .probes = CONFIG_NEIGH_PROBES,
+    };
+    (void)core;
+    neigh_age(&nexthop_neighbours, time_ns(), &params, nexthop_probe, NULL);
+    return 0; /* housekeeping: never keeps the core from halting */
+}
+
+WS_POLLER(nexthop_age, .order = POLLER_ORDER_HOUSEKEEPING, .runs_on = poller_on_core0,
+          .poll = nexthop_age_poll, .period_us = 100000);
 
 /* --- console views (console core) ------------------------------------------------------------- */
 
@@ -237,15 +280,28 @@ static void nexthop_cmd_arp(int argc, char **argv)
     uint64_t now = time_ns();
     char ip[INET_IPV4_STR_BYTES];
 
-    kprintf("%-16s %-17s %s\n", "address", "mac", "age_ms");
+    kprintf("%-16s %-17s %-9s %s\n", "address", "mac", "state", "age_ms");
     for (size_t i = 0; i < n; i++) {
         inet_ipv4_str(ip, snap[i].ip);
         const uint8_t *m = snap[i].mac;
-        kprintf("%-16s %02x:%02x:%02x:%02x:%02x:%02x %llu\n", ip, m[0], m[1], m[2], m[3], m[4],
-                m[5], (unsigned long long)((now - snap[i].updated_ns) / 1000000));
+        kprintf("%-16s %02x:%02x:%02x:%02x:%02x:%02x %-9s %llu\n", ip, m[0], m[1], m[2], m[3],
+                m[4], m[5], neigh_state_name((enum neigh_state)snap[i].state),
+                (unsigned long long)((now - snap[i].updated_ns) / 1000000));
     }
+}
+
+/* `neigh flush`: the console runs on core 0, the neighbour table's writer. */
+static void nexthop_cmd_neigh(int argc, char **argv)
+{
+    if (argc != 2 || strcmp(argv[1], "flush") != 0) {
+        kprintf("error: neigh takes one word: flush\n");
+        return;
+    }
+    kprintf("neigh: %u entries flushed\n", neigh_flush(&nexthop_neighbours));
 }
 
 WS_COMMAND(routes, "routes", 0, "routing table: connected subnets and baked routes",
            nexthop_cmd_routes);
-WS_COMMAND(arp, "arp", 0, "neighbour table: address, MAC, age", nexthop_cmd_arp);
+WS_COMMAND(arp, "arp", 0, "neighbour table: address, MAC, state, age", nexthop_cmd_arp);
+WS_COMMAND(neigh, "neigh", 1, "neigh flush: forget every neighbour (ARP learns them again)",
+           nexthop_cmd_neigh);

@@ -192,6 +192,14 @@ static const struct stats_counter stats_neigh_counters[] = {
        "of `replaced_oldest`: every entry there was a next hop in use (otherwise those are kept)"),
     NC("rejected", rejected,
        "an update with address 0 or a zero or group MAC, refused"),
+    NC("probes_sent", probes_sent,
+       "unicast ARP probes of stale neighbours in use (neigh.reachable_ms after their last ARP)"),
+    NC("probe_failed", probe_failed,
+       "neighbours forgotten after neigh.probes unanswered probes (gone, or a new MAC: the next frame asks by broadcast)"),
+    NC("expired", expired,
+       "stale neighbours nothing used for 10 x neigh.reachable_ms, forgotten"),
+    NC("flushed", flushed,
+       "neighbours forgotten by `neigh flush`"),
 };
 
 #define CC(name, field, doc) { name, offsetof(struct percpu, field), doc }

@@ -111,7 +111,141 @@ static void test_refresh_only_known(void **state)
     assert_memory_equal(got, mac, 6);
 }
 
-static void test_expire(void **state)
+/* --- aging ------------------------------------------------------------------------------------ */
+
+#define MS 1000000ull
+static const struct neigh_age_params age_params = {
+    .reachable_ns = 10 * SEC, .probe_interval_ns = SEC, .gc_ns = 100 * SEC, .probes = 3,
+};
+
+/* The probes neigh_age asked for. */
+struct probe_log {
+    unsigned n;
+    uint32_t ip[16];
+    uint8_t mac[16][6];
+};
+
+static void log_probe(void *ctx, uint32_t ip, const uint8_t mac[6])
+{
+    struct probe_log *l = ctx;
+    if (l->n < 16) {
+        l->ip[l->n] = ip;
+        memcpy(l->mac[l->n], mac, 6);
+    }
+    l->n++;
+}
+
+static unsigned age_at(uint64_t t, struct probe_log *l)
+{
+    return neigh_age(&tbl, t, &age_params, log_probe, l);
+}
+
+static enum neigh_state state_of(uint32_t ip)
+{
+    struct neigh_snapshot_entry snap[NEIGH_TABLE_ENTRIES];
+    size_t n = neigh_snapshot(&tbl, snap, NEIGH_TABLE_ENTRIES);
+    for (size_t i = 0; i < n; i++) {
+        if (snap[i].ip == ip) {
+            return (enum neigh_state)snap[i].state;
+        }
+    }
+    fail_msg("no entry for %08x", ip);
+    return NEIGH_REACHABLE;
+}
+
+/* Nothing uses it: reachable, then stale (still there, never probed), removed after gc. */
+static void test_age_unused_entry_is_collected(void **state)
+{
+    (void)state;
+    struct probe_log l = { 0 };
+    uint8_t mac[6], got[6];
+    mac_of(1, mac);
+    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 1), mac, 0), WS_OK);
+    assert_int_equal(age_at(10 * SEC, &l), 0);
+    assert_int_equal(state_of(IP4(10, 0, 0, 1)), NEIGH_REACHABLE);
+    assert_int_equal(age_at(10 * SEC + 1, &l), 0);
+    assert_int_equal(state_of(IP4(10, 0, 0, 1)), NEIGH_STALE);
+    assert_int_equal(age_at(100 * SEC, &l), 0);
+    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 1), got)); /* a stale MAC is still used */
+    assert_int_equal(age_at(100 * SEC + 1, &l), 1);
+    assert_false(neigh_lookup(&tbl, IP4(10, 0, 0, 1), got));
+    assert_int_equal(l.n, 0);
+    assert_int_equal(tbl.stats.expired, 1);
+    assert_int_equal(tbl.stats.probes_sent, 0);
+}
+
+/* Used while stale: `probes` unicast probes to the MAC it has, one interval apart, then
+ * removed when none is answered (a host gone, or one with a new MAC). Use before the entry
+ * went stale does not count. */
+static void test_age_used_entry_probed_then_removed(void **state)
+{
+    (void)state;
+    struct probe_log l = { 0 };
+    uint8_t mac[6], got[6];
+    const uint32_t ip = IP4(10, 0, 0, 2);
+    mac_of(2, mac);
+    assert_int_equal(neigh_update(&tbl, ip, mac, 0), WS_OK);
+    assert_true(neigh_lookup_use(&tbl, ip, got)); /* while reachable */
+    age_at(11 * SEC, &l);
+    assert_int_equal(state_of(ip), NEIGH_STALE);
+    age_at(11 * SEC + 100 * MS, &l);
+    assert_int_equal(l.n, 0);
+    assert_true(neigh_lookup_use(&tbl, ip, got)); /* the forwarder sends to it */
+    age_at(11 * SEC + 200 * MS, &l);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.ip[0], ip);
+    assert_memory_equal(l.mac[0], mac, 6);
+    assert_int_equal(state_of(ip), NEIGH_PROBE);
+    age_at(12 * SEC, &l);
+    assert_int_equal(l.n, 1); /* not before the interval */
+    age_at(12 * SEC + 200 * MS, &l);
+    age_at(13 * SEC + 200 * MS, &l);
+    assert_int_equal(l.n, 3);
+    assert_true(neigh_lookup(&tbl, ip, got)); /* still used while probing */
+    assert_int_equal(age_at(14 * SEC + 100 * MS, &l), 0);
+    assert_int_equal(age_at(14 * SEC + 200 * MS, &l), 1);
+    assert_false(neigh_lookup(&tbl, ip, got));
+    assert_int_equal(tbl.stats.probes_sent, 3);
+    assert_int_equal(tbl.stats.probe_failed, 1);
+}
+
+/* An answer to a probe makes the entry reachable again: no more probes until it is stale and
+ * used again; then a fresh round of probes. A changed MAC in the answer is taken. */
+static void test_age_answered_probe_restores(void **state)
+{
+    (void)state;
+    struct probe_log l = { 0 };
+    uint8_t mac[6], got[6];
+    const uint32_t ip = IP4(10, 0, 0, 3);
+    mac_of(3, mac);
+    assert_int_equal(neigh_update(&tbl, ip, mac, 0), WS_OK);
+    age_at(11 * SEC, &l);
+    assert_true(neigh_lookup_use(&tbl, ip, got));
+    age_at(11 * SEC + 100 * MS, &l);
+    assert_int_equal(l.n, 1);
+    mac_of(33, mac);
+    assert_true(neigh_refresh(&tbl, ip, mac, 11 * SEC + 150 * MS)); /* the ARP reply */
+    for (uint64_t t = 12 * SEC; t <= 21 * SEC; t += 100 * MS) {
+        assert_int_equal(age_at(t, &l), 0);
+    }
+    assert_int_equal(l.n, 1);
+    assert_int_equal(state_of(ip), NEIGH_REACHABLE);
+    assert_true(neigh_lookup(&tbl, ip, got));
+    assert_memory_equal(got, mac, 6);
+    age_at(21 * SEC + 200 * MS, &l); /* stale again */
+    assert_true(neigh_lookup_use(&tbl, ip, got));
+    for (uint64_t t = 21 * SEC + 300 * MS; t < 24 * SEC + 250 * MS; t += 100 * MS) {
+        assert_int_equal(age_at(t, &l), 0);
+    }
+    assert_int_equal(l.n, 4); /* a full round of three, no more */
+    assert_int_equal(tbl.stats.probe_failed, 0);
+    /* a clock that steps back counts as a confirmation, never as age */
+    assert_int_equal(age_at(1, &l), 0);
+    assert_int_equal(state_of(ip), NEIGH_REACHABLE);
+}
+
+/* neigh_flush forgets everything, counts it, and the slots are reused. */
+static void test_flush(void **state)
 {
     (void)state;
     uint8_t mac[6], got[6];
@@ -119,25 +253,12 @@ static void test_expire(void **state)
         mac_of(i, mac);
         assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, i), mac, i * SEC), WS_OK);
     }
-    /* at t=20s with max age 14s: entries stamped before 6s (1..5) go; exactly 14s old stays */
-    assert_int_equal(neigh_expire(&tbl, 20 * SEC, 14 * SEC), 5);
-    for (uint32_t i = 1; i <= 10; i++) {
-        assert_int_equal(neigh_lookup(&tbl, IP4(10, 0, 0, i), got), i >= 6);
-    }
-    assert_int_equal(tbl.stats.expired, 5);
-    /* a refresh restarts the clock */
-    mac_of(6, mac);
-    assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 6), mac, 30 * SEC), WS_OK);
-    assert_int_equal(neigh_expire(&tbl, 31 * SEC, 5 * SEC), 4);
-    assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 6), got));
-    /* a clock behind an entry's stamp expires nothing */
-    assert_int_equal(neigh_expire(&tbl, 1, 0), 0);
-    assert_int_equal(occupied(), 1);
-    /* an expired slot is reused */
-    assert_int_equal(neigh_expire(&tbl, 100 * SEC, 0), 1);
+    assert_int_equal(neigh_flush(&tbl), 10);
     assert_int_equal(occupied(), 0);
+    assert_int_equal(tbl.stats.flushed, 10);
     assert_int_equal(neigh_update(&tbl, IP4(10, 0, 0, 6), mac, 101 * SEC), WS_OK);
     assert_true(neigh_lookup(&tbl, IP4(10, 0, 0, 6), got));
+    assert_int_equal(neigh_flush(&tbl), 1);
 }
 
 /* Nine addresses with one home slot: the ninth replaces the least recently updated. */
@@ -361,7 +482,7 @@ static void test_seqlock_stress(void **state)
         stress_mac(ip, gen, mac);
         assert_int_equal(neigh_update(&tbl, ip, mac, gen), WS_OK);
         /* clear the slot so the other address takes the very same slot next round */
-        assert_int_equal(neigh_expire(&tbl, gen + 1, 0), 1);
+        assert_int_equal(neigh_flush(&tbl), 1);
     }
     __atomic_store_n(&s.done, true, __ATOMIC_RELEASE);
     assert_int_equal(pthread_join(rd, NULL), 0);
@@ -375,7 +496,10 @@ int main(void)
         cmocka_unit_test_setup(test_update_and_lookup, setup),
         cmocka_unit_test_setup(test_rejects_unusable, setup),
         cmocka_unit_test_setup(test_refresh_only_known, setup),
-        cmocka_unit_test_setup(test_expire, setup),
+        cmocka_unit_test_setup(test_age_unused_entry_is_collected, setup),
+        cmocka_unit_test_setup(test_age_used_entry_probed_then_removed, setup),
+        cmocka_unit_test_setup(test_age_answered_probe_restores, setup),
+        cmocka_unit_test_setup(test_flush, setup),
         cmocka_unit_test_setup(test_replace_oldest, setup),
         cmocka_unit_test_setup(test_overfill, setup),
         cmocka_unit_test_setup(test_used_entries_replaced_last, setup),
