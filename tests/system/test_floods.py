@@ -56,7 +56,7 @@ def own_mac(lab, port):
 def arp_table(lab):
     """`arp` as {ip: mac}."""
     lab.guest.send("arp\r")
-    lab.guest.expect(r"^address\s+mac\s+age_ms$", 20)
+    lab.guest.expect(r"^address\s+mac\s+state\s+age_ms$", 20)
     end = lab.guest.expect(r"wirespeed> ", 20)
     text = lab.guest.text()[:end.start()]
     rows = text[text.rfind("age_ms\n"):].splitlines()[1:]
