@@ -106,6 +106,9 @@ bool sink_poll(void)
     for (unsigned i = 0; i < n; i++) {
         sink_netif_input(b[i]);
     }
+    if (n != 0) {
+        lwport_tcp_ack_burst();
+    }
     lwport_tcp_persist_fixup();
     sys_check_timeouts();
     uint32_t now = sink_now_ms();

@@ -62,6 +62,8 @@ static const struct u64_row tcp_extra_rows[] = {
                           "(64 half-open) was full: a SYN flood, answered without refusing clients"),
     TV(persist_stopped, "zero-window persist timers lwIP left running with nothing to send, "
                         "stopped (an lwIP 2.1.3 bug that would fail its assertion)"),
+    TV(burst_acks, "ACKs lwIP had delayed, sent at the end of a receive burst instead (so a "
+                   "client's small writes are never held back by its Nagle algorithm)"),
 };
 
 struct u32_row {

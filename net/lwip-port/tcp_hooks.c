@@ -34,6 +34,27 @@ void lwport_tcp_persist_fixup(void)
     }
 }
 
+/*
+ * lwport_tcp_ack_burst: lwIP acknowledges every second full segment at once and leaves a lone
+ * one (an odd last segment, a small write) to its fast timer, up to 250 ms later. A client
+ * with Nagle's algorithm on sends its next small segment only once the last is acknowledged,
+ * so small writes would crawl at a few per 250 ms. Here the end of a receive burst is the
+ * moment: whatever lwIP holds back is acknowledged then. A stream of full segments costs at
+ * most one ACK more per burst; a request answered at once (echo, TCP_RR) has already carried
+ * its ACK on the answer, so nothing changes there. Linux likewise ACKs at once in quick-ack
+ * mode and after each GRO batch.
+ */
+void lwport_tcp_ack_burst(void)
+{
+    for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if ((pcb->flags & TF_ACK_DELAY) != 0) {
+            tcp_ack_now(pcb);
+            tcp_output(pcb);
+            lwport_tcp_stats.burst_acks++;
+        }
+    }
+}
+
 /* lwport_evict_half_open: a SYN found listener l's backlog full (a SYN flood, most likely from
  * spoofed addresses that never complete the handshake). lwIP would drop the SYN, and keep
  * dropping every SYN, legitimate ones too, until a half-open connection times out (20 s).

@@ -15,11 +15,16 @@ struct lwport_tcp_stats {
     uint64_t half_open_evicted; /* SYN_RCVD connections reset to let a new SYN in (flood) */
     uint64_t persist_stopped;   /* persist timers lwIP left running with nothing to send,
                                  * stopped before they reach its assertion */
+    uint64_t burst_acks;        /* delayed ACKs sent at the end of a receive burst */
 };
 extern struct lwport_tcp_stats lwport_tcp_stats;
 
 /* lwport_tcp_persist_fixup: stop persist timers lwIP 2.1.3 left running with nothing to send
  * (tcp_hooks.c says why). Before every run of lwIP's timers. */
 void lwport_tcp_persist_fixup(void);
+
+/* lwport_tcp_ack_burst: send now every ACK lwIP left for its delayed-ACK timer (tcp_hooks.c
+ * says why). After each burst of received frames has gone through lwIP. */
+void lwport_tcp_ack_burst(void);
 
 #endif

@@ -4,7 +4,7 @@ tools/kvm-probe says KVM works). Debian's iperf3 and netperf in port0's namespac
 the appliance; for each run it prints the client's own figure beside what the appliance's
 counters say about the sink core: its busy share (loop passes that did work, of all cycles)
 and busy cycles per TCP segment received. Numbers, never pass/fail.
-Run: make bench   (or: python3 tests/bench/sink_qemu.py [--seconds N])
+Run: make bench   (or: python3 tests/bench/sink_qemu.py [--seconds N] [--only TEXT])
 """
 import argparse
 import json
@@ -65,6 +65,7 @@ def netperf(lab, seconds, test, *extra):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--only", help="run only the runs whose name contains this text")
     args = ap.parse_args()
     runs = [
         ("iperf3 TCP", lambda lab: iperf3(lab, args.seconds)),
@@ -72,12 +73,16 @@ def main():
         ("iperf3 TCP -R", lambda lab: iperf3(lab, args.seconds, "-R")),
         ("iperf3 UDP -b 50M", lambda lab: iperf3(lab, args.seconds, "-u", "-b", "50M")),
         ("netperf TCP_STREAM", lambda lab: netperf(lab, args.seconds, "TCP_STREAM")),
+        # small writes: the client's Nagle algorithm waits for each ACK
+        ("netperf TCP_STREAM -m 64", lambda lab: netperf(lab, args.seconds, "TCP_STREAM", "-m",
+                                                           "64")),
         ("netperf TCP_MAERTS", lambda lab: netperf(lab, args.seconds, "TCP_MAERTS")),
         ("netperf TCP_RR", lambda lab: netperf(lab, args.seconds, "TCP_RR")),
         ("netperf UDP_STREAM 64", lambda lab: netperf(lab, args.seconds, "UDP_STREAM", "-m",
                                                         "64")),
         ("netperf UDP_RR", lambda lab: netperf(lab, args.seconds, "UDP_RR")),
     ]
+    runs = [r for r in runs if args.only is None or args.only in r[0]]
     print(f"The sink in QEMU (TCG, 4 cores, igb), {args.seconds} s per run; sink core figures "
           "from the appliance's counters")
     print(f"{'run':24} {'client says':34} {'sink busy':>9} {'cyc/segment':>12} "

@@ -474,6 +474,35 @@ static void test_tcp_discard_stream(void **state)
     ts_assert_idle();
 }
 
+/* Small writes (a Nagle client's) are acknowledged in the pass that received them, without
+ * waiting for lwIP's 250 ms delayed-ACK timer: one burst of one, of two and of three 64-byte
+ * segments gets one ACK each time (lwIP's every-second-segment rule ACKs the second of two at
+ * once; the end of the burst covers the lone one and the third), all data acknowledged and
+ * the clock never moved. */
+static void test_tcp_small_writes_acked_each_burst(void **state)
+{
+    (void)state;
+    struct sink_peer p = ts_peer(2);
+    struct sink_tcp c;
+    ts_connect(&c, &p, 40020, 9);
+    uint64_t burst_acks = lwport_tcp_stats.burst_acks;
+    for (unsigned burst = 1; burst <= 3; burst++) {
+        unsigned from = ts_ncaps;
+        uint64_t acks = c.acks_received;
+        for (unsigned i = 0; i < burst; i++) {
+            sink_peer_hand(&p, sink_tcp_data(&c, NULL, 64));
+        }
+        ts_pass();
+        ts_tcp_feed(&c, from);
+        ts_reclaim();
+        assert_int_equal(c.snd_una, c.snd_nxt); /* all acknowledged, no clock advance */
+        assert_int_equal(c.acks_received - acks, burst == 3 ? 2 : 1);
+    }
+    assert_int_equal(lwport_tcp_stats.burst_acks, burst_acks + 2); /* bursts of one and three */
+    ts_close(&c);
+    ts_assert_idle();
+}
+
 static struct pbuf *ts_tcp_held;
 static struct tcp_pcb *ts_tcp_accepted;
 
@@ -795,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_udp_echo_unresolved_next_hop),
         cmocka_unit_test(test_handoff_ring_full_drops_and_counts),
         cmocka_unit_test(test_tcp_discard_stream),
+        cmocka_unit_test(test_tcp_small_writes_acked_each_burst),
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
         cmocka_unit_test(test_tcp_echo),
