@@ -13,6 +13,7 @@ from qemu import DEFAULT_ELF, ROOT, WIRE_ELF
 from test_ports import raw_frames
 
 FLOWCHECK = os.path.join(ROOT, "tests", "tools", "flowcheck.py")
+VLANFRAMES = os.path.join(ROOT, "tests", "tools", "vlanframes.py")
 CORES = 4
 
 
@@ -161,3 +162,25 @@ def test_wire_mode_delivers_every_frame_in_order(wire):
     # every forwarded frame was transmitted (completion counted on the egress port)
     assert queue_sum(after, 1, "tx_forwarded") == queue_sum(after, 0, "fwd_forwarded")
     assert queue_sum(after, 0, "tx_forwarded") == queue_sum(after, 1, "fwd_forwarded")
+
+
+
+@BOTH_NICS
+def test_wire_mode_passes_vlan_tags_through(wire):
+    """802.1Q in wire mode: tagged frames cross untouched, tag and ID included, both ways:
+    port0's host sends 50 frames each on VLANs 100 and 200 (tools/vlanframes.py, the sent ID
+    in each payload), port1's host must receive every one with the tag it was sent with; then
+    the other way."""
+    lab = wire
+    for src, dst in ((0, 1), (1, 0)):
+        rx = subprocess.Popen(["ip", "netns", "exec", lab.nss[dst], "python3", VLANFRAMES,
+                               "recv", lab.taps[dst], "6"], stdout=subprocess.PIPE, text=True)
+        assert json.loads(rx.stdout.readline())["ready"]
+        ns_run(lab.nss[src], "python3", VLANFRAMES, "send", lab.taps[src], "100,200", "50")
+        report = json.loads(rx.stdout.readline())
+        rx.wait(timeout=30)
+        assert report == {"frames": {"100": 50, "200": 50}, "mistagged": 0}, report
+    after = lab.stats()
+    for port in (0, 1):
+        for q in port_queues(after, port):
+            check_forward_conservation(q)
