@@ -11,6 +11,7 @@
 
 /* The count emitted next to the route row's initializer (whose name is that row's macro). */
 #define CONF_NROUTES_MACRO "CONFIG_NROUTES"
+#define CONF_NNEIGHS_MACRO "CONFIG_NSTATIC_NEIGHS"
 
 /* Print text for use inside a C comment: "*" + "/" is broken up, non-printables become '?'. */
 static void conf_put_comment_text(FILE *f, const char *text)
@@ -193,6 +194,43 @@ static void conf_put_routes(FILE *f, const struct conf_key *k, const struct conf
 }
 
 /*
+ * Print CONF_NNEIGHS_MACRO and the static neighbours' initializer: { ip, { mac }, port } per
+ * line in file order; no lines gives one all-zero placeholder, as for routes.
+ */
+static void conf_put_neighs(FILE *f, const struct conf_key *k, const struct conf_values *v)
+{
+    char origin[CONF_DOC_MAX_BYTES + 64] = "";
+    char ip[CONF_IPV4_STR_BYTES];
+    unsigned n = v->nneighs;
+
+    conf_append(origin, sizeof(origin), "%s: %u line%s. %s", k->name, n, n == 1 ? "" : "s",
+                k->doc);
+    conf_put_comment(f, origin);
+    fprintf(f, "#define %s %u\n", CONF_NNEIGHS_MACRO, n);
+    if (n == 0) {
+        fputs("/* No static neighbours: one all-zero placeholder entry; loop to "
+              CONF_NNEIGHS_MACRO ". */\n", f);
+        fprintf(f, "#define %s \\\n    { { 0x00000000u, { 0, 0, 0, 0, 0, 0 }, 0 } }\n\n",
+                k->macro);
+        return;
+    }
+    fputs("/* { ip, { mac }, port } per static neighbour, in file order:", f);
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(f, "\n *   line %u: %s (port%u)", v->neighs[i].line,
+                conf_ipv4_str(v->neighs[i].ip, ip), v->neighs[i].port);
+    }
+    fprintf(f, " */\n#define %s \\\n", k->macro);
+    for (unsigned i = 0; i < n; i++) {
+        const struct conf_neigh *e = &v->neighs[i];
+
+        fprintf(f, "    %s{ 0x%08" PRIx32 "u, ", i == 0 ? "{ " : "  ", e->ip);
+        conf_put_mac(f, e->mac);
+        fprintf(f, ", %u }%s\n", e->port, i + 1 < n ? ", \\" : " }");
+    }
+    fputs("\n", f);
+}
+
+/*
  * Print CONFIG_PORT_ADDRESSES: the port address keys again as one initializer, so firmware can
  * loop over ports: `static const struct x a[CONF_PORT_COUNT] = CONFIG_PORT_ADDRESSES;` with any
  * struct whose first three members are has_address, ip, prefix, in that order.
@@ -278,6 +316,8 @@ int conf_emit_header(const struct conf_values *v, FILE *f)
     for (size_t i = 0; i < conf_key_count; i++) {
         if (conf_keys[i].type == CONF_ROUTE) {
             conf_put_routes(f, &conf_keys[i], v);
+        } else if (conf_keys[i].type == CONF_NEIGH) {
+            conf_put_neighs(f, &conf_keys[i], v);
         } else {
             conf_put_define(f, &conf_keys[i], &v->val[i]);
         }
@@ -358,6 +398,10 @@ static void conf_doc_values(char *buf, size_t size, const struct conf_key *k)
                     "%" PRId64 "..%" PRId64 ", no host bits set; at most %d lines (see Routes)",
                     k->min, k->max, CONF_MAX_ROUTES);
         break;
+    case CONF_NEIGH:
+        conf_append(buf, size, "`a.b.c.d aa:bb:cc:dd:ee:ff`: a host on a port's subnet and its "
+                    "MAC; one line per address, at most %d", CONF_MAX_NEIGHS);
+        break;
     }
 }
 
@@ -376,6 +420,8 @@ static void conf_doc_macros(char *buf, size_t size, const struct conf_key *k)
         conf_append(buf, size, "`%s_HAS_PCI`, `%s_PCI`", k->macro, k->macro);
     } else if (k->type == CONF_ROUTE) {
         conf_append(buf, size, "`%s`, `%s`", CONF_NROUTES_MACRO, k->macro);
+    } else if (k->type == CONF_NEIGH) {
+        conf_append(buf, size, "`%s`, `%s`", CONF_NNEIGHS_MACRO, k->macro);
     } else if (k->type == CONF_ENUM && k->one_hot) {
         for (size_t i = 0; i < CONF_MAX_CHOICES && k->choices[i].word != NULL; i++) {
             conf_one_hot_macro(name, sizeof(name), k, &k->choices[i]);

@@ -216,6 +216,16 @@ const struct conf_key conf_keys[] = {
                "neighbour in use is forgotten.",
     },
     {
+        .name = "neigh.static",
+        .type = CONF_NEIGH,
+        .no_default = true,
+        .repeatable = true,
+        .macro = "CONFIG_STATIC_NEIGHS",
+        .doc = "Router mode: a static neighbour, `address mac`, one per line: never aged or "
+               "probed, and no ARP changes it (a claim for its address with another MAC is "
+               "counted in neigh.static_kept). The address must be a host on a port's subnet.",
+    },
+    {
         .name = "wire.pairs",
         .type = CONF_PORT_PAIRS,
         .def = "0-1",

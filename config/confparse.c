@@ -178,6 +178,40 @@ static void conf_add_route(struct conf_parser *p, unsigned line, size_t i, const
     }
 }
 
+/* Handle one `neigh.static` line (key index i, value non-empty): one entry per address; the
+ * subnet check is conf_check_neighs'. */
+static void conf_add_neigh(struct conf_parser *p, unsigned line, size_t i, const char *value)
+{
+    const struct conf_key *k = &conf_keys[i];
+    struct conf_values *v = p->out;
+    char msg[CONF_MSG_BYTES];
+    char ip[CONF_IPV4_STR_BYTES];
+    struct conf_neigh n;
+
+    if (!conf_parse_neigh(k, value, &n, msg, sizeof(msg))) {
+        conf_error_add(p, line, "%s", msg);
+        return;
+    }
+    for (unsigned j = 0; j < v->nneighs; j++) {
+        if (v->neighs[j].ip == n.ip) {
+            conf_error_add(p, line, "%s: %s already has a MAC (line %u)", k->name,
+                           conf_ipv4_str(n.ip, ip), v->neighs[j].line);
+            return;
+        }
+    }
+    if (v->nneighs == CONF_MAX_NEIGHS) {
+        conf_error_add(p, line, "%s: too many static neighbours, at most %d", k->name,
+                       CONF_MAX_NEIGHS);
+        return;
+    }
+    n.line = line;
+    v->neighs[v->nneighs++] = n;
+    if (!v->val[i].present) {
+        v->val[i].present = true;
+        snprintf(v->val[i].text, sizeof(v->val[i].text), "%s", value);
+    }
+}
+
 /* A route's destination must not be a port's own subnet: the firmware adds those itself. */
 static bool conf_check_route_connected(struct conf_parser *p, const struct conf_route *r,
                                        const struct conf_value *const *addr)
@@ -197,38 +231,61 @@ static bool conf_check_route_connected(struct conf_parser *p, const struct conf_
 }
 
 /*
- * A "via" route's egress port: the one whose subnet holds the gateway. Port subnets never
- * overlap (conf_check_subnets), so at most one does. The gateway must be a neighbour there:
- * not the port's own address, nor its subnet's network or broadcast address.
+ * conf_host_port: the port whose subnet holds ip, a route's gateway or a static neighbour
+ * (`what` says which, "route: gateway" or "neigh.static: neighbour"). Port subnets never
+ * overlap (conf_check_subnets), so at most one does. ip must be a neighbour there: not the
+ * port's own address, nor its subnet's network or broadcast address. Errors on `line`; returns
+ * the port, or -1.
  */
-static void conf_route_egress(struct conf_parser *p, struct conf_route *r,
-                              const struct conf_value *const *addr, bool bad_address)
+static int conf_host_port(struct conf_parser *p, unsigned line, const char *what, uint32_t ip,
+                          const struct conf_value *const *addr, bool bad_address)
 {
-    char gw[CONF_IPV4_STR_BYTES], net[CONF_IPV4_STR_BYTES];
+    char a[CONF_IPV4_STR_BYTES], net[CONF_IPV4_STR_BYTES];
 
     for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
         uint32_t mask = conf_ipv4_mask(addr[n]->prefix);
-        uint32_t host = r->gateway & ~mask;
+        uint32_t host = ip & ~mask;
 
-        if (!addr[n]->present || ((r->gateway ^ addr[n]->ip) & mask) != 0) {
+        if (!addr[n]->present || ((ip ^ addr[n]->ip) & mask) != 0) {
             continue;
         }
-        r->port = n;
-        conf_ipv4_str(r->gateway, gw);
-        if (r->gateway == addr[n]->ip) {
-            conf_error_add(p, r->line, "route: gateway %s is port%u's own address", gw, n);
-        } else if (host == 0 || host == ~mask) {
-            conf_error_add(p, r->line, "route: gateway %s is the %s address of port%u's subnet "
-                           "%s/%u", gw, host == 0 ? "network" : "broadcast", n,
-                           conf_ipv4_str(addr[n]->ip & mask, net), addr[n]->prefix);
+        conf_ipv4_str(ip, a);
+        if (ip == addr[n]->ip) {
+            conf_error_add(p, line, "%s %s is port%u's own address", what, a, n);
+            return -1;
         }
-        return;
+        if (host == 0 || host == ~mask) {
+            conf_error_add(p, line, "%s %s is the %s address of port%u's subnet %s/%u", what, a,
+                           host == 0 ? "network" : "broadcast", n,
+                           conf_ipv4_str(addr[n]->ip & mask, net), addr[n]->prefix);
+            return -1;
+        }
+        return (int)n;
     }
     /* An address with an error of its own may be the one meant: that error suffices. */
     if (!bad_address) {
-        conf_error_add(p, r->line, "route: gateway %s is not on any port's subnet",
-                       conf_ipv4_str(r->gateway, gw));
+        conf_error_add(p, line, "%s %s is not on any port's subnet", what, conf_ipv4_str(ip, a));
     }
+    return -1;
+}
+
+/* conf_port_addresses: the portN.address values, for the checks made at the end of the file;
+ * *bad_address: one of them was given but is invalid. False if the key table lost one. */
+static bool conf_port_addresses(struct conf_parser *p, const struct conf_value **addr,
+                                bool *bad_address)
+{
+    *bad_address = false;
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+
+        snprintf(key, sizeof(key), "port%u.address", n);
+        addr[n] = conf_get(p->out, key);
+        if (addr[n] == NULL) {
+            return false; /* the table lost a port key: test_key_table_is_sound says so */
+        }
+        *bad_address |= addr[n]->line != 0 && !addr[n]->present;
+    }
+    return true;
 }
 
 /*
@@ -239,24 +296,37 @@ static void conf_route_egress(struct conf_parser *p, struct conf_route *r,
 static void conf_check_routes(struct conf_parser *p)
 {
     const struct conf_value *addr[CONF_PORT_COUNT];
-    bool bad_address = false;
+    bool bad_address;
 
-    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
-        char key[32];
-
-        snprintf(key, sizeof(key), "port%u.address", n);
-        addr[n] = conf_get(p->out, key);
-        if (addr[n] == NULL) {
-            return; /* the table lost a port key: test_key_table_is_sound says so */
-        }
-        bad_address |= addr[n]->line != 0 && !addr[n]->present;
+    if (!conf_port_addresses(p, addr, &bad_address)) {
+        return;
     }
     for (unsigned j = 0; j < p->out->nroutes; j++) {
         struct conf_route *r = &p->out->routes[j];
 
         if (conf_check_route_connected(p, r, addr) && r->via) {
-            conf_route_egress(p, r, addr, bad_address);
+            int port = conf_host_port(p, r->line, "route: gateway", r->gateway, addr,
+                                      bad_address);
+            r->port = port < 0 ? 0 : (unsigned)port;
         }
+    }
+}
+
+/* conf_check_neighs: each static neighbour on a port's subnet (the ports' addresses may come
+ * after it in the file, so checked at its end), reported on the neighbour's line. */
+static void conf_check_neighs(struct conf_parser *p)
+{
+    const struct conf_value *addr[CONF_PORT_COUNT];
+    bool bad_address;
+
+    if (!conf_port_addresses(p, addr, &bad_address)) {
+        return;
+    }
+    for (unsigned j = 0; j < p->out->nneighs; j++) {
+        struct conf_neigh *n = &p->out->neighs[j];
+        int port = conf_host_port(p, n->line, "neigh.static: neighbour", n->ip, addr,
+                                  bad_address);
+        n->port = port < 0 ? 0 : (unsigned)port;
     }
 }
 
@@ -321,6 +391,10 @@ static void conf_set(struct conf_parser *p, unsigned line, const char *key, cons
     }
     if (conf_keys[i].type == CONF_ROUTE) {
         conf_add_route(p, line, (size_t)i, value);
+        return;
+    }
+    if (conf_keys[i].type == CONF_NEIGH) {
+        conf_add_neigh(p, line, (size_t)i, value);
         return;
     }
     if (!conf_check_value(&conf_keys[i], value, &res, msg, sizeof(msg))) {
@@ -502,6 +576,7 @@ int conf_parse(const char *file_name, const char *text, size_t len, struct conf_
     }
     conf_apply_defaults(&p);
     conf_check_routes(&p);
+    conf_check_neighs(&p);
     conf_check_wire(&p);
     return errs->count + errs->dropped == 0 ? 0 : WS_ERR_INVAL;
 }

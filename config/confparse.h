@@ -17,6 +17,7 @@
 #define CONF_DOC_MAX_BYTES 400  /* longest conf_key.doc (it is copied into the header's comments) */
 #define CONF_PORT_COUNT 4       /* ports 0..3: the portN.* keys; size of the per-port macros */
 #define CONF_MAX_ROUTES 64      /* most `route` lines; CONFIG_ROUTES holds at most this many */
+#define CONF_MAX_NEIGHS 32      /* most `neigh.static` lines */
 #define CONF_MAC_BYTES 6        /* an Ethernet address */
 
 /* How a value is checked and turned into what the header emits. */
@@ -30,6 +31,8 @@ enum conf_type {
     CONF_PORT_PAIRS, /* "0-1 2-3": ports joined in pairs; emitted as a peer-per-port initializer */
     CONF_ROUTE,  /* "a.b.c.d/len via e.f.g.h" or "a.b.c.d/len dev portN"; repeatable; emitted as
                   * CONFIG_NROUTES and the initializer <macro> */
+    CONF_NEIGH,  /* "a.b.c.d aa:bb:cc:dd:ee:ff": a static neighbour; repeatable; emitted as
+                  * CONFIG_NSTATIC_NEIGHS and the initializer <macro> */
     CONF_PCI_ADDR, /* a PCI function "[ssss:]bb:dd.f" (hex); two macros <macro>_HAS_PCI (0/1) and
                     * <macro>_PCI (segment << 16 | bus << 8 | device << 3 | function) */
 };
@@ -50,8 +53,8 @@ struct conf_key {
     bool no_default;      /* optional and may stay unset (def unused): CONF_IPV4_PREFIX and
                            * CONF_MAC, whose _HAS_ macro tells the firmware, and CONF_ROUTE
                            * (no line: no routes) */
-    bool repeatable;      /* may be set on many lines, each adding an entry (CONF_ROUTE only);
-                           * every other key may appear once */
+    bool repeatable;      /* may be set on many lines, each adding an entry (CONF_ROUTE and
+                           * CONF_NEIGH only); every other key may appear once */
     bool one_hot;         /* CONF_ENUM: emit <macro>_<WORD> (word upper-cased) as 1 for the
                            * chosen word and 0 for each other one, instead of <macro> */
     int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it);
@@ -99,12 +102,22 @@ struct conf_route {
                            * once the whole file is read */
 };
 
-/* All values of one file, indexed like conf_keys[], plus the list a repeatable key builds. */
+/* One `neigh.static` line. */
+struct conf_neigh {
+    unsigned line;
+    uint32_t ip;                 /* host byte order */
+    uint8_t mac[CONF_MAC_BYTES];
+    unsigned port;               /* the port whose subnet holds ip, found once the file is read */
+};
+
+/* All values of one file, indexed like conf_keys[], plus the lists repeatable keys build. */
 struct conf_values {
     const char *file_name; /* as passed to conf_parse; named in the header's comment */
     struct conf_value val[CONF_MAX_KEYS];
     unsigned nroutes;      /* entries used in routes[] */
     struct conf_route routes[CONF_MAX_ROUTES]; /* the `route` lines, in file order */
+    unsigned nneighs;      /* entries used in neighs[] */
+    struct conf_neigh neighs[CONF_MAX_NEIGHS]; /* the `neigh.static` lines, in file order */
 };
 
 /* One problem found in the file. line 0 means "the file as a whole" (a missing key). */

@@ -68,4 +68,12 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
 bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_route *r,
                       char *msg, size_t size);
 
+/*
+ * conf_parse_neigh: check one `neigh.static` value on its own: "a.b.c.d aa:bb:cc:dd:ee:ff",
+ * the MAC one station's. On success fill *n but its line and port (confparse.c's) and return
+ * true; else write one message into msg and return false.
+ */
+bool conf_parse_neigh(const struct conf_key *k, const char *text, struct conf_neigh *n,
+                      char *msg, size_t size);
+
 #endif

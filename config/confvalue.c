@@ -459,8 +459,10 @@ const char *conf_route_str(const struct conf_route *r, char *buf)
 }
 
 /* The gateway of a "via" route: a dotted quad alone, as strict as a port address's. */
-static bool conf_parse_gateway(const struct conf_key *k, const char *text, uint32_t *ip,
-                               char *msg, size_t size)
+/* conf_parse_gateway: a host address on a route or neighbour line; `what` names it in errors
+ * ("gateway", "neighbour"). */
+static bool conf_parse_gateway(const struct conf_key *k, const char *what, const char *text,
+                               uint32_t *ip, char *msg, size_t size)
 {
     const char *rest, *oct;
     size_t n;
@@ -469,15 +471,15 @@ static bool conf_parse_gateway(const struct conf_key *k, const char *text, uint3
     case CONF_QUAD_OK:
         return true;
     case CONF_QUAD_SYNTAX:
-        conf_append(msg, size, "%s: gateway '%s' is not an IPv4 address: expected a.b.c.d, four "
-                    "decimal octets 0..255", k->name, text);
+        conf_append(msg, size, "%s: %s '%s' is not an IPv4 address: expected a.b.c.d, four "
+                    "decimal octets 0..255", k->name, what, text);
         return false;
     case CONF_QUAD_LEADING_ZERO:
-        conf_append(msg, size, "%s: gateway '%s': octet '%.*s' has a leading zero (octal or "
-                    "decimal?): write it without", k->name, text, (int)n, oct);
+        conf_append(msg, size, "%s: %s '%s': octet '%.*s' has a leading zero (octal or "
+                    "decimal?): write it without", k->name, what, text, (int)n, oct);
         return false;
     case CONF_QUAD_RANGE:
-        conf_append(msg, size, "%s: gateway '%s': octet '%.*s' out of range 0..255", k->name,
+        conf_append(msg, size, "%s: %s '%s': octet '%.*s' out of range 0..255", k->name, what,
                     text, (int)n, oct);
         return false;
     }
@@ -515,7 +517,7 @@ bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_ro
     }
     r->via = strcmp(word[1], "via") == 0;
     if (r->via) {
-        return conf_parse_gateway(k, word[2], &r->gateway, msg, size);
+        return conf_parse_gateway(k, "gateway", word[2], &r->gateway, msg, size);
     }
     if (strncmp(word[2], "port", 4) != 0 || !conf_parse_port(word[2] + 4, strlen(word[2] + 4),
                                                              &r->port)) {
@@ -524,6 +526,30 @@ bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_ro
         return false;
     }
     return true;
+}
+
+bool conf_parse_neigh(const struct conf_key *k, const char *text, struct conf_neigh *n,
+                      char *msg, size_t size)
+{
+    char word[3][CONF_LINE_MAX_BYTES + 1]; /* a third word only to notice that there is one */
+    const char *s = text;
+    unsigned nwords = 0;
+
+    msg[0] = '\0';
+    memset(n, 0, sizeof(*n));
+    for (s += strspn(s, " \t"); *s != '\0' && nwords < 3; s += strspn(s, " \t")) {
+        size_t len = strcspn(s, " \t");
+
+        snprintf(word[nwords++], sizeof(word[0]), "%.*s", (int)len, s);
+        s += len;
+    }
+    if (nwords != 2) {
+        conf_append(msg, size, "%s: '%s': expected 'a.b.c.d aa:bb:cc:dd:ee:ff' (an address and "
+                    "its MAC)", k->name, text);
+        return false;
+    }
+    return conf_parse_gateway(k, "neighbour", word[0], &n->ip, msg, size) &&
+           conf_check_mac(k, word[1], n->mac, msg, size);
 }
 
 bool conf_check_value(const struct conf_key *k, const char *text, struct conf_value *res,
@@ -570,6 +596,9 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
         return conf_check_pairs(k, text, res->peer, msg, size);
     case CONF_ROUTE:
         conf_append(msg, size, "%s: a route is checked by conf_parse_route", k->name);
+        return false;
+    case CONF_NEIGH:
+        conf_append(msg, size, "%s: a neighbour is checked by conf_parse_neigh", k->name);
         return false;
     }
     conf_append(msg, size, "%s: key has an unknown type in the table", k->name);

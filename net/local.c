@@ -58,9 +58,13 @@ static bool local_is_link_address(const struct local_ctx *c, uint32_t ip)
     return ip != 0 && ip == c->ifc->ip;
 }
 
-/* local_is_ours: any address this interface answers for at the IP level. */
+/* local_is_ours: any address this interface answers for at the IP level: none at all on an
+ * interface without an address of its own (it answers nothing, also_ours or not). */
 static bool local_is_ours(const struct local_ctx *c, uint32_t ip)
 {
+    if (c->ifc->ip == 0) {
+        return false;
+    }
     if (local_is_link_address(c, ip)) {
         return true;
     }

@@ -93,6 +93,8 @@ static struct neigh_entry *neigh_slot(struct neigh_table *t, uint32_t home, unsi
     return &t->entry[(home + i) & NEIGH_SLOT_MASK];
 }
 
+static void neigh_remove(struct neigh_table *t, unsigned i);
+
 /* neigh_find: ip's slot in its window, or NULL. Writer side: plain reads of its own data. */
 static struct neigh_entry *neigh_find(struct neigh_table *t, uint32_t ip)
 {
@@ -112,7 +114,8 @@ static bool neigh_used(const struct neigh_table *t, const struct neigh_entry *e)
 }
 
 /* neigh_victim: the first free slot of ip's window, else its least recently updated entry that
- * the forwarder has not used, else (every one a next hop) its least recently updated one. */
+ * the forwarder has not used, else (every one a next hop) its least recently updated one;
+ * never a static entry (NULL if the window holds nothing else). */
 static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool *evicts)
 {
     uint32_t home = neigh_home_slot(ip);
@@ -124,6 +127,9 @@ static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool
             *evicts = false;
             return e;
         }
+        if (t->state[e - t->entry] == NEIGH_STATIC) {
+            continue;
+        }
         if (oldest == NULL || e->updated_ns < oldest->updated_ns) {
             oldest = e;
         }
@@ -133,11 +139,10 @@ static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool
         }
     }
     *evicts = true;
-    if (oldest_unused == NULL) {
+    if (oldest_unused == NULL && oldest != NULL) {
         t->stats.replaced_in_use++;
-        return oldest;
     }
-    return oldest_unused;
+    return oldest_unused != NULL ? oldest_unused : oldest;
 }
 
 void neigh_init(struct neigh_table *t)
@@ -165,6 +170,10 @@ int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC
 
     bool evicts;
     struct neigh_entry *e = neigh_victim(t, ip, &evicts);
+    if (e == NULL) {
+        t->stats.rejected++; /* every slot of its window is a static neighbour */
+        return WS_ERR_NO_MEMORY;
+    }
     if (evicts) {
         t->stats.replaced_oldest++;
     } else {
@@ -188,6 +197,10 @@ bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_M
         return false;
     }
     uint64_t m = neigh_mac_pack(mac);
+    if (t->state[e - t->entry] == NEIGH_STATIC) {
+        t->stats.static_kept += e->mac != m; /* configured: no ARP moves it */
+        return true;
+    }
     if (e->mac == m) {
         t->stats.refreshed++;
     } else {
@@ -195,6 +208,24 @@ bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_M
     }
     neigh_write(e, ip, m, now_ns);
     return true;
+}
+
+int neigh_add_static(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
+                     uint64_t now_ns)
+{
+    struct neigh_entry *e = neigh_find(t, ip);
+    if (e != NULL) {
+        if (t->state[e - t->entry] == NEIGH_STATIC) {
+            return WS_ERR_INVAL;
+        }
+        neigh_remove(t, (unsigned)(e - t->entry)); /* learned before: the config wins */
+    }
+    int err = neigh_update(t, ip, mac, now_ns);
+    if (err != WS_OK) {
+        return err;
+    }
+    t->state[neigh_find(t, ip) - t->entry] = NEIGH_STATIC;
+    return WS_OK;
 }
 
 /* neigh_find_read: the slot holding ip and a consistent copy of it, or -1. Any core. */
@@ -266,6 +297,9 @@ static bool neigh_age_one(struct neigh_table *t, unsigned i, uint64_t now_ns,
                           const struct neigh_age_params *p, neigh_probe_fn probe, void *ctx)
 {
     const struct neigh_entry *e = &t->entry[i];
+    if (t->state[i] == NEIGH_STATIC) {
+        return false; /* configured: never aged, never probed */
+    }
     /* An entry stamped after now (a clock that stepped back) counts as just confirmed. */
     uint64_t age = e->updated_ns > now_ns ? 0 : now_ns - e->updated_ns;
     if (age <= p->reachable_ns) {
@@ -322,7 +356,7 @@ unsigned neigh_flush(struct neigh_table *t)
 {
     unsigned removed = 0;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
-        if (t->entry[i].ip != 0) {
+        if (t->entry[i].ip != 0 && t->state[i] != NEIGH_STATIC) {
             neigh_remove(t, i);
             removed++;
         }
@@ -333,7 +367,7 @@ unsigned neigh_flush(struct neigh_table *t)
 
 const char *neigh_state_name(enum neigh_state s)
 {
-    static const char *const names[] = { "reachable", "stale", "probe" };
+    static const char *const names[] = { "reachable", "stale", "probe", "static" };
     return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 

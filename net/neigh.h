@@ -49,6 +49,7 @@ struct neigh_stats {
     uint64_t probes_sent;     /* unicast ARP probes asked for by neigh_age (stale, in use) */
     uint64_t probe_failed;    /* removed: every probe went unanswered (gone, or a new MAC) */
     uint64_t flushed;         /* removed by neigh_flush (the console's `neigh flush`) */
+    uint64_t static_kept;     /* ARP claimed a static neighbour's address with another MAC */
 };
 
 /*
@@ -63,6 +64,7 @@ enum neigh_state {
     NEIGH_REACHABLE,
     NEIGH_STALE,
     NEIGH_PROBE,
+    NEIGH_STATIC, /* from the config (neigh_add_static): never aged, never changed by ARP */
 };
 
 struct neigh_age_params {
@@ -115,6 +117,12 @@ void neigh_init(struct neigh_table *t);
 int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
                  uint64_t now_ns);
 
+/* neigh_add_static: ip is at mac, whatever ARP says later: an entry that never ages, is never
+ * replaced and that neigh_update / neigh_refresh leave as it is (counting a different MAC in
+ * static_kept). WS_ERR_INVAL for an unusable address or MAC, or ip already static. Boot. */
+int neigh_add_static(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
+                     uint64_t now_ns);
+
 /* neigh_refresh: like neigh_update but only if ip is already known (RFC 826's "merge" step for
  * ARP packets not addressed to us). Returns true if an entry was updated. Writer core only. */
 bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
@@ -139,10 +147,10 @@ size_t neigh_count(const struct neigh_table *t);
  */
 unsigned neigh_age(struct neigh_table *t, uint64_t now_ns, const struct neigh_age_params *p,
                    neigh_probe_fn probe, void *ctx);
-/* neigh_flush: forget every entry (counted in flushed); they are learned again by ARP. Returns
- * how many. Writer core only. */
+/* neigh_flush: forget every entry but the static ones (counted in flushed); they are learned
+ * again by ARP. Returns how many. Writer core only. */
 unsigned neigh_flush(struct neigh_table *t);
-/* neigh_state_name: "reachable", "stale" or "probe". */
+/* neigh_state_name: "reachable", "stale", "probe" or "static". */
 const char *neigh_state_name(enum neigh_state s);
 
 /* neigh_snapshot: copy up to max consistent entries into out, in slot order; returns the count.

@@ -107,6 +107,29 @@ static int nexthop_build_fib(void)
     return err;
 }
 
+/* The config's neigh.static lines (config/genconfig checked each is a host on a port's
+ * subnet); one that does not fit is said and skipped, the rest still work. */
+static void nexthop_add_static_neighbours(void)
+{
+#if CONFIG_NSTATIC_NEIGHS > 0 /* (GCC flags the placeholder entry's read in a loop of 0) */
+    static const struct {
+        uint32_t ip;
+        uint8_t mac[6];
+        uint8_t port;
+    } statics[] = CONFIG_STATIC_NEIGHS;
+    char ip[INET_IPV4_STR_BYTES];
+
+    for (unsigned i = 0; i < CONFIG_NSTATIC_NEIGHS; i++) {
+        const uint8_t *m = statics[i].mac;
+        int err = neigh_add_static(&nexthop_neighbours, statics[i].ip, m, time_ns());
+        kprintf("neigh: static %s %02x:%02x:%02x:%02x:%02x:%02x on port%u%s%s\n",
+                inet_ipv4_str(ip, statics[i].ip), m[0], m[1], m[2], m[3], m[4], m[5],
+                statics[i].port, err == WS_OK ? "" : ": not added, ", err == WS_OK ? "" :
+                err_name(err));
+    }
+#endif
+}
+
 int nexthop_init(void)
 {
     neigh_init(&nexthop_neighbours);
@@ -121,8 +144,10 @@ int nexthop_init(void)
     err = err ? err : nexthop_build_fib();
     if (err != WS_OK) {
         kprintf("nexthop: cannot build the routing table: %s\n", err_name(err));
+        return err;
     }
-    return err;
+    nexthop_add_static_neighbours();
+    return WS_OK;
 }
 
 static int nexthop_init_step(struct init_ctx *ctx)

@@ -200,6 +200,8 @@ static const struct stats_counter stats_neigh_counters[] = {
        "stale neighbours nothing used for 10 x neigh.reachable_ms, forgotten"),
     NC("flushed", flushed,
        "neighbours forgotten by `neigh flush`"),
+    NC("static_kept", static_kept,
+       "ARP claimed a static neighbour's address (neigh.static) with another MAC: ignored"),
 };
 
 #define CC(name, field, doc) { name, offsetof(struct percpu, field), doc }

@@ -1,16 +1,19 @@
-"""Neighbours that age (issue: the router a network engineer expects): a next hop in use is
+"""Neighbours that age, and static ones (issue: the router a network engineer expects): a next hop in use is
 probed by unicast ARP once it is stale and kept while it answers, with no frame lost; one that
 changed its MAC without a word is followed within about neigh.reachable_ms + neigh.probes
 seconds. Host B is given a permanent neighbour entry for the appliance, so it never ARPs it:
 only the appliance's own probes can renew or drop B's entry. Default config, igb."""
+import os
 import re
 
 from netlab import HOSTS, finish_lab, ns_run, start_lab
-from qemu import DEFAULT_ELF
+from qemu import DEFAULT_ELF, ROOT, TEST_ELF
 
 REACHABLE_S = 30  # config/default.conf neigh.reachable_ms
 PROBES = 3        # config/default.conf neigh.probes
 NEW_MAC = "02:00:00:00:b0:0b"
+STATIC_IP, STATIC_MAC = "198.19.0.9", "02:00:00:00:19:09"  # config/test.conf neigh.static
+FLOOD = os.path.join(ROOT, "tests", "tools", "flood.py")
 
 
 def neigh_stats(lab):
@@ -66,5 +69,48 @@ def test_next_hop_probed_while_in_use_and_new_mac_followed(nic):
         assert neigh_stats(lab)["flushed"] >= 1
         lab.ping(0, dst=b, count=2)
         assert " 0% packet loss" in lab.ping(0, dst=b, count=3).stdout
+    finally:
+        finish_lab(lab)
+
+
+def test_static_neighbour_needs_no_arp_and_no_arp_moves_it(nic):
+    """config/test.conf's neigh.static (198.19.0.9 at 02:00:00:00:19:09): host B takes that MAC
+    and address. Forwarding to it never asks ARP (no arp_unresolved drop), announcements
+    claiming it for another MAC change nothing (counted in static_kept), `arp` shows it
+    static, and `neigh flush` keeps it while it forgets the learned ones."""
+    lab = start_lab(nic, kernel=TEST_ELF, smp=2)
+    try:
+        boot = lab.guest.text()
+        assert re.search(rf"^neigh: static {re.escape(STATIC_IP)} {STATIC_MAC} on port1$", boot,
+                         re.M), boot
+        ns1, tap1 = lab.nss[1], lab.taps[1]
+        ns_run(ns1, "ip", "link", "set", "dev", tap1, "address", STATIC_MAC)
+        ns_run(ns1, "ip", "addr", "add", f"{STATIC_IP}/24", "dev", tap1)
+        assert " 0% packet loss" in lab.ping(0, count=1).stdout  # host A and its gateway
+        before = lab.stats()
+        lab.ping(0, dst=STATIC_IP, count=3)  # (B itself may still be resolving the appliance)
+        r = lab.ping(0, dst=STATIC_IP, count=3)
+        assert " 0% packet loss" in r.stdout, r.stdout
+        after = lab.stats()
+        unresolved = sum(q["fwd_arp_unresolved"] for p in after["ports"] for q in p["queues"])
+        assert unresolved == sum(q["fwd_arp_unresolved"] for p in before["ports"]
+                                 for q in p["queues"])
+
+        dut_mac = re.search(r"lladdr (\S+)", ns_run(ns1, "ip", "neigh", "show",
+                                                     HOSTS[1][1]).stdout)
+        dut_mac = dut_mac.group(1) if dut_mac else "ff:ff:ff:ff:ff:ff"
+        ns_run(ns1, "python3", FLOOD, tap1, "announce", "5", "20", "--dut-ip", HOSTS[1][1],
+               "--dut-mac", dut_mac, "--victim-ip", STATIC_IP, "--sender-mac",
+               "02:00:00:00:66:66", "--net", "198.19.0")
+        st = lab.stats()["neigh"]
+        assert st["static_kept"] >= 5 and st["mac_changed"] == after["neigh"]["mac_changed"], st
+        m = lab.guest.command("arp", rf"^{re.escape(STATIC_IP)} +(\S+) +(\S+) +\d+$")
+        assert m.group(1) == STATIC_MAC and m.group(2) == "static", m.group(0)
+        lab.guest.command("neigh flush", r"^neigh: [1-9]\d* entries flushed$")
+        m = lab.guest.command("arp", rf"^{re.escape(STATIC_IP)} +(\S+) +(\S+) +\d+$")
+        assert m.group(1) == STATIC_MAC and m.group(2) == "static", m.group(0)
+        # host A was flushed (learned): the first reply towards it waits for ARP
+        r = lab.ping(0, dst=STATIC_IP, count=3)
+        assert len(re.findall(r"icmp_seq=\d+ ttl=63", r.stdout)) >= 2, r.stdout
     finally:
         finish_lab(lab)

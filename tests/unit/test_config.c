@@ -447,10 +447,12 @@ static void test_key_table_is_sound(void **state)
          * test; routes are a list, empty when unset. */
         assert_true(!k->no_default ||
                     ((k->type == CONF_IPV4_PREFIX || k->type == CONF_MAC ||
-                      k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE) && !k->required));
+                      k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE ||
+                      k->type == CONF_NEIGH) && !k->required));
         assert_true(k->type != CONF_IPV4_PREFIX || (k->min >= 0 && k->max <= 30));
-        /* A list is a route list: one key may repeat, and it has no default. */
-        assert_true(k->repeatable == (k->type == CONF_ROUTE));
+        /* A list is a route or static-neighbour list: it may repeat, and has no default. */
+        assert_true(k->repeatable == (k->type == CONF_ROUTE || k->type == CONF_NEIGH));
+        assert_true(k->type != CONF_NEIGH || k->no_default);
         assert_true(k->type != CONF_ROUTE || (k->no_default && k->min >= 0 && k->max <= 32));
         assert_true(!k->one_hot || k->type == CONF_ENUM);
         assert_true(!k->pow2 || (k->type == CONF_INT && k->min > 0));
@@ -967,7 +969,7 @@ static void assert_same_routes(const struct conf_values *a, const struct conf_va
 static void test_shipped_configs(void **state)
 {
     static struct conf_values def, test, busy, wire, reboot;
-    static const char *const test_diff[] = { "name", "test.fault_command", NULL };
+    static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",
@@ -1603,6 +1605,64 @@ static void test_other_keys_stay_single(void **state)
     }
 }
 
+/* neigh.static: address and MAC, on a port's subnet (checked at the file's end), one line per
+ * address; emitted as a count and an initializer, a placeholder when there is none. */
+static void test_static_neighbours(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(ROUTER_KEYS "neigh.static = 198.19.0.9 02:00:00:00:19:09\n"
+                                       "neigh.static\t=  198.18.0.7\t02:AA:00:00:00:07  # x\n"),
+                     0);
+    assert_int_equal(vals.nneighs, 2);
+    assert_int_equal(vals.neighs[0].ip, 0xc6130009);
+    assert_int_equal(vals.neighs[0].port, 1);
+    assert_int_equal(vals.neighs[0].line, 7);
+    assert_int_equal(vals.neighs[1].ip, 0xc6120007);
+    assert_int_equal(vals.neighs[1].mac[1], 0xaa);
+    assert_int_equal(vals.neighs[1].port, 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_NSTATIC_NEIGHS 2\n"
+                         "/* { ip, { mac }, port } per static neighbour, in file order:\n"
+                         " *   line 7: 198.19.0.9 (port1)\n"
+                         " *   line 8: 198.18.0.7 (port0) */\n"
+                         "#define CONFIG_STATIC_NEIGHS \\\n"
+                         "    { { 0xc6130009u, { 0x02, 0x00, 0x00, 0x00, 0x19, 0x09 }, 1 }, \\\n"
+                         "      { 0xc6120007u, { 0x02, 0xaa, 0x00, 0x00, 0x00, 0x07 }, 0 } }\n\n");
+    assert_lines_fit(h);
+    free(h);
+
+    assert_int_equal(parse(ROUTER_KEYS "neigh.static = 198.20.0.7 02:00:00:00:00:77\n"
+                                       "neigh.static = 198.19.0.1 02:00:00:00:00:77\n"
+                                       "neigh.static = 198.19.0.9 ff:00:00:00:00:77\n"
+                                       "neigh.static = 198.19.0.9\n"
+                                       "neigh.static = 198.19.0.255 02:00:00:00:00:01\n"
+                                       "neigh.static = 198.19.0.08 02:00:00:00:00:01\n"
+                                       "neigh.static = 198.19.0.9 02:00:00:00:00:01\n"
+                                       "neigh.static = 198.19.0.9 02:00:00:00:00:02\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 7);
+    assert_error(0, 7, "neigh.static: neighbour 198.20.0.7 is not on any port's subnet");
+    assert_error(1, 8, "neigh.static: neighbour 198.19.0.1 is port1's own address");
+    assert_error(2, 9, "neigh.static: ff:00:00:00:00:77 is a multicast address (group bit set in "
+                       "the first octet)");
+    assert_error(3, 10, "neigh.static: '198.19.0.9': expected 'a.b.c.d aa:bb:cc:dd:ee:ff' (an "
+                        "address and its MAC)");
+    assert_error(4, 11, "neigh.static: neighbour 198.19.0.255 is the broadcast address of "
+                        "port1's subnet 198.19.0.0/24");
+    assert_error(5, 12, "neigh.static: neighbour '198.19.0.08': octet '08' has a leading zero "
+                        "(octal or decimal?): write it without");
+    assert_error(6, 14, "neigh.static: 198.19.0.9 already has a MAC (line 13)");
+
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_NSTATIC_NEIGHS 0\n");
+    assert_header_has(h, "\n#define CONFIG_STATIC_NEIGHS \\\n"
+                         "    { { 0x00000000u, { 0, 0, 0, 0, 0, 0 }, 0 } }\n\n");
+    free(h);
+}
+
 static void test_emitted_routes(void **state)
 {
     char *h;
@@ -1778,6 +1838,7 @@ int main(void)
         cmocka_unit_test(test_route_duplicates_and_limit),
         cmocka_unit_test(test_other_keys_stay_single),
         cmocka_unit_test(test_emitted_routes),
+        cmocka_unit_test(test_static_neighbours),
         cmocka_unit_test(test_error_order),
         cmocka_unit_test(test_doc_forwarding_rows),
         cmocka_unit_test(test_shipped_configs),

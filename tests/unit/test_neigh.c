@@ -244,6 +244,47 @@ static void test_age_answered_probe_restores(void **state)
     assert_int_equal(state_of(ip), NEIGH_REACHABLE);
 }
 
+/* A static neighbour: ARP does not move it (a different MAC is counted, the same one is a
+ * no-op), it never ages or gets probed, flush keeps it, a new address never evicts it, and a
+ * window full of static entries refuses a learned address rather than overwrite one. */
+static void test_static_neighbour(void **state)
+{
+    (void)state;
+    struct probe_log l = { 0 };
+    uint8_t mac[6], other[6], got[6];
+    const uint32_t ip = IP4(10, 0, 0, 9);
+    mac_of(9, mac);
+    mac_of(99, other);
+    assert_int_equal(neigh_update(&tbl, ip, other, 0), WS_OK); /* learned first */
+    assert_int_equal(neigh_add_static(&tbl, ip, mac, 0), WS_OK); /* the config wins */
+    assert_int_equal(neigh_add_static(&tbl, ip, mac, 0), WS_ERR_INVAL);
+    assert_true(neigh_refresh(&tbl, ip, other, SEC));
+    assert_int_equal(neigh_update(&tbl, ip, other, SEC), WS_OK);
+    assert_int_equal(tbl.stats.static_kept, 2);
+    assert_true(neigh_lookup_use(&tbl, ip, got));
+    assert_memory_equal(got, mac, 6);
+    for (uint64_t t = 0; t < 2000 * SEC; t += 50 * SEC) {
+        assert_int_equal(age_at(t, &l), 0);
+    }
+    assert_int_equal(l.n, 0);
+    assert_int_equal(state_of(ip), NEIGH_STATIC);
+    assert_int_equal(neigh_flush(&tbl), 0);
+    assert_true(neigh_lookup(&tbl, ip, got));
+
+    /* fill the rest of ip's window with static entries: a learned address then has no slot */
+    uint32_t same[NEIGH_PROBE_SLOTS + 1]; /* same[0] is ip itself */
+    same_home(neigh_home_slot(ip), ip, same, NEIGH_PROBE_SLOTS + 1);
+    for (unsigned i = 1; i < NEIGH_PROBE_SLOTS; i++) {
+        mac_of(same[i], mac);
+        assert_int_equal(neigh_add_static(&tbl, same[i], mac, 0), WS_OK);
+    }
+    uint64_t rejected = tbl.stats.rejected;
+    assert_int_equal(neigh_update(&tbl, same[NEIGH_PROBE_SLOTS], other, 3 * SEC),
+                     WS_ERR_NO_MEMORY);
+    assert_int_equal(tbl.stats.rejected, rejected + 1);
+    assert_int_equal(occupied(), NEIGH_PROBE_SLOTS);
+}
+
 /* neigh_flush forgets everything, counts it, and the slots are reused. */
 static void test_flush(void **state)
 {
@@ -500,6 +541,7 @@ int main(void)
         cmocka_unit_test_setup(test_age_used_entry_probed_then_removed, setup),
         cmocka_unit_test_setup(test_age_answered_probe_restores, setup),
         cmocka_unit_test_setup(test_flush, setup),
+        cmocka_unit_test_setup(test_static_neighbour, setup),
         cmocka_unit_test_setup(test_replace_oldest, setup),
         cmocka_unit_test_setup(test_overfill, setup),
         cmocka_unit_test_setup(test_used_entries_replaced_last, setup),

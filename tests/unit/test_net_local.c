@@ -867,6 +867,16 @@ static void test_other_interface_address(void **state)
     len = build_echo_to(buf, other, 0, 56);
     assert_int_equal(feed(len, BUF_BYTES, &out_len), NET_PASS);
     assert_int_equal(st.ip_passed, 1);
+
+    /* An interface without an address of its own answers for no other either (found by
+     * tests/fuzz/fuzz_net_local.c). */
+    struct net_iface unnumbered = any;
+    unnumbered.ip = 0;
+    memset(&st, 0, sizeof(st));
+    len = build_echo_to(buf, other, 0, 56);
+    assert_int_equal(net_local_input(&unnumbered, &neigh, buf, len, BUF_BYTES, &out_len, &st,
+                                     1000),
+                     NET_PASS);
 }
 
 /* An interface without an address answers nothing at IP or ARP level. */
