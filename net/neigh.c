@@ -93,7 +93,14 @@ static struct neigh_entry *neigh_slot(struct neigh_table *t, uint32_t home, unsi
     return &t->entry[(home + i) & NEIGH_SLOT_MASK];
 }
 
-static void neigh_remove(struct neigh_table *t, unsigned i);
+/* neigh_remove: free slot i (writer core). */
+static void neigh_remove(struct neigh_table *t, unsigned i)
+{
+    neigh_write(&t->entry[i], 0, 0, 0);
+    __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
+    t->state[i] = NEIGH_REACHABLE;
+    t->probes_sent[i] = 0;
+}
 
 /* neigh_find: ip's slot in its window, or NULL. Writer side: plain reads of its own data. */
 static struct neigh_entry *neigh_find(struct neigh_table *t, uint32_t ip)
@@ -281,15 +288,6 @@ size_t neigh_count(const struct neigh_table *t)
         n += __atomic_load_n(&t->entry[i].ip, __ATOMIC_RELAXED) != 0;
     }
     return n;
-}
-
-/* neigh_remove: free slot i (writer core). */
-static void neigh_remove(struct neigh_table *t, unsigned i)
-{
-    neigh_write(&t->entry[i], 0, 0, 0);
-    __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
-    t->state[i] = NEIGH_REACHABLE;
-    t->probes_sent[i] = 0;
 }
 
 /* neigh_age_one: the aging step for the occupied slot i; true if it was removed. */

@@ -574,75 +574,70 @@ static void test_rx_82599_err_mask(void **state)
     tr_done(t);
 }
 
+/* One checksum-verdict case: whether the driver trusts the NIC, what the write-back says,
+ * and the verdict the ring must give. */
+struct verdict_case {
+    bool trust;
+    uint32_t status, err;
+    bool ok;
+};
+
+/* check_verdicts: each case as one frame through a fresh ring, trusted with trust(err_bit) or
+ * not; ok() must give the case's verdict and the frame must never count as an error. */
+static void check_verdicts(const struct verdict_case *cases, size_t n,
+                           void (*trust)(struct iring_rx *, uint32_t), uint32_t err_bit,
+                           bool (*ok)(const struct iring_rx *, uint32_t))
+{
+    static uint8_t buf[128];
+    struct pkb *out[4];
+
+    for (size_t i = 0; i < n; i++) {
+        struct tr *t = tr_new(16, 8, 8);
+        struct fake_inic_rx_opts o = { .status_bits = cases[i].status, .err_bits = cases[i].err };
+        if (cases[i].trust) {
+            trust(&t->rx, err_bit);
+        }
+        iring_rx_fill(&t->rx);
+        tr_frame(buf, 0, 100);
+        assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
+        assert_int_equal(tr_rx_burst(t, out, 4), 1);
+        assert_int_equal(ok(&t->rx, out[0]->rx_status), cases[i].ok);
+        assert_int_equal(t->rx.stats.errors, 0);
+        tr_done(t);
+    }
+}
+
 /* The NIC's TCP/UDP checksum verdict reaches the sink as PKB_F_L4_CSUM_OK only when the
  * driver trusts it, the NIC says it checked (L4I) and it found no error; a checksum error
  * never drops the frame (the stack decides). */
 static void test_rx_l4_checksum_flag(void **state)
 {
-    static const struct {
-        bool trust;
-        uint32_t status, err;
-        bool ok;
-    } cases[] = {
+    static const struct verdict_case cases[] = {
         { false, IDESC_RX_STATUS_L4I, 0, false },                    /* not trusted */
         { true, IDESC_RX_STATUS_L4I, 0, true },                      /* checked, fine */
         { true, IDESC_RX_STATUS_L4I, IDESC_RX_ERR_82576_L4E, false }, /* checked, wrong */
         { true, 0, 0, false },                                       /* not checked */
         { true, 0, IDESC_RX_ERR_82576_L4E, false },
     };
-    static uint8_t buf[128];
-    struct pkb *out[4];
-
     (void)state;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct tr *t = tr_new(16, 8, 8);
-        struct fake_inic_rx_opts o = { .status_bits = cases[i].status, .err_bits = cases[i].err };
-        if (cases[i].trust) {
-            iring_rx_trust_l4_csum(&t->rx, IDESC_RX_ERR_82576_L4E);
-        }
-        iring_rx_fill(&t->rx);
-        tr_frame(buf, 0, 100);
-        assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
-        assert_int_equal(tr_rx_burst(t, out, 4), 1);
-        assert_int_equal(iring_rx_l4_csum_ok(&t->rx, out[0]->rx_status), cases[i].ok);
-        assert_int_equal(t->rx.stats.errors, 0);
-        tr_done(t);
-    }
+    check_verdicts(cases, sizeof(cases) / sizeof(cases[0]), iring_rx_trust_l4_csum,
+                   IDESC_RX_ERR_82576_L4E, iring_rx_l4_csum_ok);
 }
 
 /* The NIC's IPv4 header checksum verdict: trusted only when the driver says so, the NIC says
  * it checked (IPCS) and found no error; an IPE never drops the frame (the router decides). */
 static void test_rx_ipv4_checksum_verdict(void **state)
 {
-    static const struct {
-        bool trust;
-        uint32_t status, err;
-        bool ok;
-    } cases[] = {
+    static const struct verdict_case cases[] = {
         { false, IDESC_RX_STATUS_IPCS, 0, false },                     /* not trusted */
         { true, IDESC_RX_STATUS_IPCS, 0, true },                       /* checked, fine */
         { true, IDESC_RX_STATUS_IPCS, IDESC_RX_ERR_82576_IPE, false }, /* checked, wrong */
         { true, 0, 0, false },                                         /* not checked */
         { true, IDESC_RX_STATUS_IPCS, IDESC_RX_ERR_82576_L4E, true },  /* another error bit */
     };
-    static uint8_t buf[128];
-    struct pkb *out[4];
-
     (void)state;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct tr *t = tr_new(16, 8, 8);
-        struct fake_inic_rx_opts o = { .status_bits = cases[i].status, .err_bits = cases[i].err };
-        if (cases[i].trust) {
-            iring_rx_trust_ipv4_csum(&t->rx, IDESC_RX_ERR_82576_IPE);
-        }
-        iring_rx_fill(&t->rx);
-        tr_frame(buf, 0, 100);
-        assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
-        assert_int_equal(tr_rx_burst(t, out, 4), 1);
-        assert_int_equal(iring_rx_ipv4_csum_ok(&t->rx, out[0]->rx_status), cases[i].ok);
-        assert_int_equal(t->rx.stats.errors, 0);
-        tr_done(t);
-    }
+    check_verdicts(cases, sizeof(cases) / sizeof(cases[0]), iring_rx_trust_ipv4_csum,
+                   IDESC_RX_ERR_82576_IPE, iring_rx_ipv4_csum_ok);
 }
 
 /* ---- release: what a port reset does to a ring -------------------------------------------- */
