@@ -12,6 +12,7 @@
 /* The count emitted next to the route row's initializer (whose name is that row's macro). */
 #define CONF_NROUTES_MACRO "CONFIG_NROUTES"
 #define CONF_NNEIGHS_MACRO "CONFIG_NSTATIC_NEIGHS"
+#define CONF_NVLANS_MACRO "CONFIG_NVLANS"
 
 /* Print text for use inside a C comment: "*" + "/" is broken up, non-printables become '?'. */
 static void conf_put_comment_text(FILE *f, const char *text)
@@ -149,9 +150,21 @@ static void conf_put_define(FILE *f, const struct conf_key *k, const struct conf
     }
 }
 
+/* conf_iface_name: "portN" for interface N < CONF_PORT_COUNT, "portN.VID" for a vlan line's. */
+static const char *conf_iface_name(const struct conf_values *v, unsigned iface, char buf[24])
+{
+    if (iface < CONF_PORT_COUNT || iface - CONF_PORT_COUNT >= v->nvlans) {
+        snprintf(buf, 24, "port%u", iface);
+    } else {
+        const struct conf_vlan *e = &v->vlans[iface - CONF_PORT_COUNT];
+        snprintf(buf, 24, "port%u.%u", e->port, e->vid);
+    }
+    return buf;
+}
+
 /*
- * Print CONF_NROUTES_MACRO and the route row's initializer: { prefix, len, gateway, port } per
- * route in file order, any struct with those members first taking it. An empty initializer is
+ * Print CONF_NROUTES_MACRO and the route row's initializer: { prefix, len, gateway, iface } per
+ * route in file order (iface: a port 0..3, or 4 + j for the j-th vlan line), any struct with those members first taking it. An empty initializer is
  * not C (before C23), so no routes gives one all-zero placeholder entry: loop to the count.
  */
 static void conf_put_routes(FILE *f, const struct conf_key *k, const struct conf_values *v)
@@ -174,13 +187,14 @@ static void conf_put_routes(FILE *f, const struct conf_key *k, const struct conf
         fprintf(f, "#define %s \\\n    { { 0x00000000u, 0, 0x00000000u, 0 } }\n\n", k->macro);
         return;
     }
-    fputs("/* { prefix, len, gateway (0: dev), port } per route, in file order:", f);
+    fputs("/* { prefix, len, gateway (0: dev), iface } per route, in file order:", f);
     for (unsigned i = 0; i < n; i++) {
         const struct conf_route *r = &v->routes[i];
 
         fprintf(f, "\n *   line %u: %s", r->line, conf_route_str(r, route));
         if (r->via) {
-            fprintf(f, " (port%u)", r->port);
+            char name[24];
+            fprintf(f, " (%s)", conf_iface_name(v, r->iface, name));
         }
     }
     fprintf(f, " */\n#define %s \\\n", k->macro);
@@ -188,13 +202,13 @@ static void conf_put_routes(FILE *f, const struct conf_key *k, const struct conf
         const struct conf_route *r = &v->routes[i];
 
         fprintf(f, "    %s{ 0x%08" PRIx32 "u, %u, 0x%08" PRIx32 "u, %u }%s\n", i == 0 ? "{ " : "  ",
-                r->prefix, r->len, r->gateway, r->port, i + 1 < n ? ", \\" : " }");
+                r->prefix, r->len, r->gateway, r->iface, i + 1 < n ? ", \\" : " }");
     }
     fputs("\n", f);
 }
 
 /*
- * Print CONF_NNEIGHS_MACRO and the static neighbours' initializer: { ip, { mac }, port } per
+ * Print CONF_NNEIGHS_MACRO and the static neighbours' initializer: { ip, { mac }, iface } per
  * line in file order; no lines gives one all-zero placeholder, as for routes.
  */
 static void conf_put_neighs(FILE *f, const struct conf_key *k, const struct conf_values *v)
@@ -214,10 +228,11 @@ static void conf_put_neighs(FILE *f, const struct conf_key *k, const struct conf
                 k->macro);
         return;
     }
-    fputs("/* { ip, { mac }, port } per static neighbour, in file order:", f);
+    fputs("/* { ip, { mac }, iface } per static neighbour, in file order:", f);
     for (unsigned i = 0; i < n; i++) {
-        fprintf(f, "\n *   line %u: %s (port%u)", v->neighs[i].line,
-                conf_ipv4_str(v->neighs[i].ip, ip), v->neighs[i].port);
+        char name[24];
+        fprintf(f, "\n *   line %u: %s (%s)", v->neighs[i].line,
+                conf_ipv4_str(v->neighs[i].ip, ip), conf_iface_name(v, v->neighs[i].iface, name));
     }
     fprintf(f, " */\n#define %s \\\n", k->macro);
     for (unsigned i = 0; i < n; i++) {
@@ -225,7 +240,42 @@ static void conf_put_neighs(FILE *f, const struct conf_key *k, const struct conf
 
         fprintf(f, "    %s{ 0x%08" PRIx32 "u, ", i == 0 ? "{ " : "  ", e->ip);
         conf_put_mac(f, e->mac);
-        fprintf(f, ", %u }%s\n", e->port, i + 1 < n ? ", \\" : " }");
+        fprintf(f, ", %u }%s\n", e->iface, i + 1 < n ? ", \\" : " }");
+    }
+    fputs("\n", f);
+}
+
+/*
+ * Print CONF_NVLANS_MACRO and the VLAN sub-interfaces' initializer: { port, vid, ip, prefix }
+ * per line in file order (the firmware's interfaces 4, 5, ...); none gives one placeholder.
+ */
+static void conf_put_vlans(FILE *f, const struct conf_key *k, const struct conf_values *v)
+{
+    char origin[CONF_DOC_MAX_BYTES + 64] = "";
+    char ip[CONF_IPV4_STR_BYTES];
+    unsigned n = v->nvlans;
+
+    conf_append(origin, sizeof(origin), "%s: %u line%s. %s", k->name, n, n == 1 ? "" : "s",
+                k->doc);
+    conf_put_comment(f, origin);
+    fprintf(f, "#define %s %u\n", CONF_NVLANS_MACRO, n);
+    if (n == 0) {
+        fputs("/* No VLANs: one all-zero placeholder entry; loop to " CONF_NVLANS_MACRO ". */\n",
+              f);
+        fprintf(f, "#define %s \\\n    { { 0, 0, 0x00000000u, 0 } }\n\n", k->macro);
+        return;
+    }
+    fputs("/* { port, vid, ip, prefix } per VLAN sub-interface, in file order:", f);
+    for (unsigned i = 0; i < n; i++) {
+        const struct conf_vlan *e = &v->vlans[i];
+        fprintf(f, "\n *   line %u: port%u.%u %s/%u (interface %u)", e->line, e->port, e->vid,
+                conf_ipv4_str(e->ip, ip), e->prefix, CONF_PORT_COUNT + i);
+    }
+    fprintf(f, " */\n#define %s \\\n", k->macro);
+    for (unsigned i = 0; i < n; i++) {
+        const struct conf_vlan *e = &v->vlans[i];
+        fprintf(f, "    %s{ %u, %u, 0x%08" PRIx32 "u, %u }%s\n", i == 0 ? "{ " : "  ", e->port,
+                e->vid, e->ip, e->prefix, i + 1 < n ? ", \\" : " }");
     }
     fputs("\n", f);
 }
@@ -318,6 +368,8 @@ int conf_emit_header(const struct conf_values *v, FILE *f)
             conf_put_routes(f, &conf_keys[i], v);
         } else if (conf_keys[i].type == CONF_NEIGH) {
             conf_put_neighs(f, &conf_keys[i], v);
+        } else if (conf_keys[i].type == CONF_VLAN) {
+            conf_put_vlans(f, &conf_keys[i], v);
         } else {
             conf_put_define(f, &conf_keys[i], &v->val[i]);
         }
@@ -399,8 +451,13 @@ static void conf_doc_values(char *buf, size_t size, const struct conf_key *k)
                     k->min, k->max, CONF_MAX_ROUTES);
         break;
     case CONF_NEIGH:
-        conf_append(buf, size, "`a.b.c.d aa:bb:cc:dd:ee:ff`: a host on a port's subnet and its "
-                    "MAC; one line per address, at most %d", CONF_MAX_NEIGHS);
+        conf_append(buf, size, "`a.b.c.d aa:bb:cc:dd:ee:ff`: a host on an interface's subnet and "
+                    "its MAC; one line per address, at most %d", CONF_MAX_NEIGHS);
+        break;
+    case CONF_VLAN:
+        conf_append(buf, size, "`portN.VID a.b.c.d/len`: VID 1..4094, len %" PRId64 "..%" PRId64
+                    ", a subnet of its own; one line per (port, VID), at most %d", k->min, k->max,
+                    CONF_MAX_VLANS);
         break;
     }
 }
@@ -422,6 +479,8 @@ static void conf_doc_macros(char *buf, size_t size, const struct conf_key *k)
         conf_append(buf, size, "`%s`, `%s`", CONF_NROUTES_MACRO, k->macro);
     } else if (k->type == CONF_NEIGH) {
         conf_append(buf, size, "`%s`, `%s`", CONF_NNEIGHS_MACRO, k->macro);
+    } else if (k->type == CONF_VLAN) {
+        conf_append(buf, size, "`%s`, `%s`", CONF_NVLANS_MACRO, k->macro);
     } else if (k->type == CONF_ENUM && k->one_hot) {
         for (size_t i = 0; i < CONF_MAX_CHOICES && k->choices[i].word != NULL; i++) {
             conf_one_hot_macro(name, sizeof(name), k, &k->choices[i]);

@@ -194,6 +194,19 @@ const struct conf_key conf_keys[] = {
                "routers do; no: it is dropped and counted in fwd_dst_other_port_address.",
     },
     {
+        .name = "vlan",
+        .type = CONF_VLAN,
+        .no_default = true,
+        .repeatable = true,
+        .min = 8,
+        .max = 30,
+        .macro = "CONFIG_VLANS",
+        .doc = "Router mode: an 802.1Q VLAN sub-interface, `portN.VID address/len`, one per "
+               "line: frames tagged VID on port N are its, with their own subnet, routes and "
+               "neighbours; frames it sends carry the tag. Tags with no sub-interface are "
+               "counted drops (vlan_unknown).",
+    },
+    {
         .name = "neigh.reachable_ms",
         .type = CONF_INT,
         .def = "30000",

@@ -95,6 +95,35 @@ static void conf_store(struct conf_value *val, const char *text, const struct co
     snprintf(val->text, sizeof(val->text), "%s", text);
 }
 
+/* conf_subnets_overlap: a/alen and b/blen share addresses. */
+static bool conf_subnets_overlap(uint32_t a, unsigned alen, uint32_t b, unsigned blen)
+{
+    return ((a ^ b) & conf_ipv4_mask(alen < blen ? alen : blen)) == 0;
+}
+
+/*
+ * conf_check_vlan_subnets: a new address ip/prefix (of `what`, on line) must not overlap the
+ * subnet of a `vlan` line read so far (but vlan line `self`, when it is that line's own).
+ */
+static bool conf_check_vlan_subnets(struct conf_parser *p, unsigned line, const char *what,
+                                    uint32_t ip, unsigned prefix, int self)
+{
+    char a[16], b[16];
+
+    for (unsigned j = 0; j < p->out->nvlans; j++) {
+        const struct conf_vlan *o = &p->out->vlans[j];
+        if ((int)j == self || !conf_subnets_overlap(ip, prefix, o->ip, o->prefix)) {
+            continue;
+        }
+        conf_error_add(p, line, "%s: subnet %s/%u overlaps subnet %s/%u of vlan port%u.%u "
+                       "(line %u)", what, conf_ipv4_str(ip & conf_ipv4_mask(prefix), a), prefix,
+                       conf_ipv4_str(o->ip & conf_ipv4_mask(o->prefix), b), o->prefix, o->port,
+                       o->vid, o->line);
+        return false;
+    }
+    return true;
+}
+
 /*
  * conf_check_subnets: the subnet of a new CONF_IPV4_PREFIX value (for key i, from line) must
  * not overlap that of any address already set: two ports in one subnet would make the route
@@ -126,7 +155,7 @@ static bool conf_check_subnets(struct conf_parser *p, unsigned line, size_t i,
         }
         return false;
     }
-    return true;
+    return conf_check_vlan_subnets(p, line, conf_keys[i].name, res->ip, res->prefix, -1);
 }
 
 /* conf_check_pci_unique: no two ports may name one PCI function (the later line is wrong). */
@@ -212,18 +241,103 @@ static void conf_add_neigh(struct conf_parser *p, unsigned line, size_t i, const
     }
 }
 
-/* A route's destination must not be a port's own subnet: the firmware adds those itself. */
+/*
+ * Handle one `vlan` line (key index i, value non-empty): one sub-interface per (port, VID),
+ * its subnet apart from every other interface's (those set so far: a port address set later
+ * is checked against it by conf_check_subnets).
+ */
+static void conf_add_vlan(struct conf_parser *p, unsigned line, size_t i, const char *value)
+{
+    const struct conf_key *k = &conf_keys[i];
+    struct conf_values *v = p->out;
+    char msg[CONF_MSG_BYTES];
+    struct conf_vlan n;
+
+    if (!conf_parse_vlan(k, value, &n, msg, sizeof(msg))) {
+        conf_error_add(p, line, "%s", msg);
+        return;
+    }
+    for (unsigned j = 0; j < v->nvlans; j++) {
+        if (v->vlans[j].port == n.port && v->vlans[j].vid == n.vid) {
+            conf_error_add(p, line, "%s: port%u.%u is already defined (line %u)", k->name,
+                           n.port, n.vid, v->vlans[j].line);
+            return;
+        }
+    }
+    struct conf_value addr = { .ip = n.ip, .prefix = n.prefix };
+    if (!conf_check_subnets(p, line, i, &addr)) {
+        return;
+    }
+    if (v->nvlans == CONF_MAX_VLANS) {
+        conf_error_add(p, line, "%s: too many VLAN sub-interfaces, at most %d", k->name,
+                       CONF_MAX_VLANS);
+        return;
+    }
+    n.line = line;
+    v->vlans[v->nvlans++] = n;
+    if (!v->val[i].present) {
+        v->val[i].present = true;
+        snprintf(v->val[i].text, sizeof(v->val[i].text), "%s", value);
+    }
+}
+
+/*
+ * The interfaces' addresses as the end-of-file checks see them: ports 0..CONF_PORT_COUNT-1
+ * (their portN.address, maybe unset), then one per `vlan` line, numbered as the firmware
+ * numbers them (see struct conf_route).
+ */
+#define CONF_MAX_IFACES (CONF_PORT_COUNT + CONF_MAX_VLANS)
+struct conf_iface_addr {
+    bool present;
+    uint32_t ip;
+    unsigned prefix;
+    unsigned line;
+    char name[24];  /* "port0" or "port0.10" */
+    char key[24];   /* where the address was set: "port0.address" or "vlan" */
+};
+
+struct conf_ifaces {
+    unsigned n;
+    bool bad_address; /* a port address was given but is invalid: its error suffices */
+    struct conf_iface_addr a[CONF_MAX_IFACES];
+};
+
+/* conf_ifaces_of: the interface list; false if the key table lost a port key. */
+static bool conf_ifaces_of(struct conf_parser *p, struct conf_ifaces *ifs)
+{
+    memset(ifs, 0, sizeof(*ifs));
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        struct conf_iface_addr *a = &ifs->a[ifs->n++];
+        snprintf(a->key, sizeof(a->key), "port%u.address", n);
+        const struct conf_value *v = conf_get(p->out, a->key);
+        if (v == NULL) {
+            return false; /* the table lost a port key: test_key_table_is_sound says so */
+        }
+        ifs->bad_address |= v->line != 0 && !v->present;
+        *a = (struct conf_iface_addr){ v->present, v->ip, v->prefix, v->line, "", "" };
+        snprintf(a->name, sizeof(a->name), "port%u", n);
+        snprintf(a->key, sizeof(a->key), "port%u.address", n);
+    }
+    for (unsigned j = 0; j < p->out->nvlans; j++) {
+        const struct conf_vlan *v = &p->out->vlans[j];
+        struct conf_iface_addr *a = &ifs->a[ifs->n++];
+        *a = (struct conf_iface_addr){ true, v->ip, v->prefix, v->line, "", "vlan" };
+        snprintf(a->name, sizeof(a->name), "port%u.%u", v->port, v->vid);
+    }
+    return true;
+}
+
+/* A route's destination must not be an interface's own subnet: the firmware adds those. */
 static bool conf_check_route_connected(struct conf_parser *p, const struct conf_route *r,
-                                       const struct conf_value *const *addr)
+                                       const struct conf_ifaces *ifs)
 {
     char net[CONF_IPV4_STR_BYTES];
 
-    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
-        if (addr[n]->present && addr[n]->prefix == r->len &&
-            (addr[n]->ip & conf_ipv4_mask(r->len)) == r->prefix) {
-            conf_error_add(p, r->line, "route: %s/%u is already connected via port%u "
-                           "(port%u.address, line %u)", conf_ipv4_str(r->prefix, net), r->len,
-                           n, n, addr[n]->line);
+    for (unsigned n = 0; n < ifs->n; n++) {
+        const struct conf_iface_addr *a = &ifs->a[n];
+        if (a->present && a->prefix == r->len && (a->ip & conf_ipv4_mask(r->len)) == r->prefix) {
+            conf_error_add(p, r->line, "route: %s/%u is already connected via %s (%s, line %u)",
+                           conf_ipv4_str(r->prefix, net), r->len, a->name, a->key, a->line);
             return false;
         }
     }
@@ -231,102 +345,100 @@ static bool conf_check_route_connected(struct conf_parser *p, const struct conf_
 }
 
 /*
- * conf_host_port: the port whose subnet holds ip, a route's gateway or a static neighbour
- * (`what` says which, "route: gateway" or "neigh.static: neighbour"). Port subnets never
- * overlap (conf_check_subnets), so at most one does. ip must be a neighbour there: not the
- * port's own address, nor its subnet's network or broadcast address. Errors on `line`; returns
- * the port, or -1.
+ * conf_host_iface: the interface whose subnet holds ip, a route's gateway or a static
+ * neighbour (`what` says which, "route: gateway" or "neigh.static: neighbour"). Subnets never
+ * overlap (conf_check_subnets, conf_add_vlan), so at most one does. ip must be a neighbour
+ * there: not the interface's own address, nor its subnet's network or broadcast address.
+ * Errors on `line`; returns the interface, or -1.
  */
-static int conf_host_port(struct conf_parser *p, unsigned line, const char *what, uint32_t ip,
-                          const struct conf_value *const *addr, bool bad_address)
+static int conf_host_iface(struct conf_parser *p, unsigned line, const char *what, uint32_t ip,
+                           const struct conf_ifaces *ifs)
 {
-    char a[CONF_IPV4_STR_BYTES], net[CONF_IPV4_STR_BYTES];
+    char ipstr[CONF_IPV4_STR_BYTES], net[CONF_IPV4_STR_BYTES];
 
-    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
-        uint32_t mask = conf_ipv4_mask(addr[n]->prefix);
+    for (unsigned n = 0; n < ifs->n; n++) {
+        const struct conf_iface_addr *a = &ifs->a[n];
+        uint32_t mask = conf_ipv4_mask(a->prefix);
         uint32_t host = ip & ~mask;
 
-        if (!addr[n]->present || ((ip ^ addr[n]->ip) & mask) != 0) {
+        if (!a->present || ((ip ^ a->ip) & mask) != 0) {
             continue;
         }
-        conf_ipv4_str(ip, a);
-        if (ip == addr[n]->ip) {
-            conf_error_add(p, line, "%s %s is port%u's own address", what, a, n);
+        conf_ipv4_str(ip, ipstr);
+        if (ip == a->ip) {
+            conf_error_add(p, line, "%s %s is %s's own address", what, ipstr, a->name);
             return -1;
         }
         if (host == 0 || host == ~mask) {
-            conf_error_add(p, line, "%s %s is the %s address of port%u's subnet %s/%u", what, a,
-                           host == 0 ? "network" : "broadcast", n,
-                           conf_ipv4_str(addr[n]->ip & mask, net), addr[n]->prefix);
+            conf_error_add(p, line, "%s %s is the %s address of %s's subnet %s/%u", what, ipstr,
+                           host == 0 ? "network" : "broadcast", a->name,
+                           conf_ipv4_str(a->ip & mask, net), a->prefix);
             return -1;
         }
         return (int)n;
     }
     /* An address with an error of its own may be the one meant: that error suffices. */
-    if (!bad_address) {
-        conf_error_add(p, line, "%s %s is not on any port's subnet", what, conf_ipv4_str(ip, a));
+    if (!ifs->bad_address) {
+        conf_error_add(p, line, "%s %s is not on any interface's subnet", what,
+                       conf_ipv4_str(ip, ipstr));
     }
     return -1;
 }
 
-/* conf_port_addresses: the portN.address values, for the checks made at the end of the file;
- * *bad_address: one of them was given but is invalid. False if the key table lost one. */
-static bool conf_port_addresses(struct conf_parser *p, const struct conf_value **addr,
-                                bool *bad_address)
+/* conf_dev_vlan: the interface of a "dev portN.VID" route, or -1 (said on its line). */
+static int conf_dev_vlan(struct conf_parser *p, const struct conf_route *r)
 {
-    *bad_address = false;
-    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
-        char key[32];
-
-        snprintf(key, sizeof(key), "port%u.address", n);
-        addr[n] = conf_get(p->out, key);
-        if (addr[n] == NULL) {
-            return false; /* the table lost a port key: test_key_table_is_sound says so */
+    for (unsigned j = 0; j < p->out->nvlans; j++) {
+        if (p->out->vlans[j].port == r->dev_port && p->out->vlans[j].vid == r->dev_vid) {
+            return (int)(CONF_PORT_COUNT + j);
         }
-        *bad_address |= addr[n]->line != 0 && !addr[n]->present;
     }
-    return true;
+    conf_error_add(p, r->line, "route: port%u.%u is not a VLAN sub-interface: no `vlan = "
+                   "port%u.%u ...` line", r->dev_port, r->dev_vid, r->dev_port, r->dev_vid);
+    return -1;
 }
 
 /*
- * conf_check_routes: the checks of each route against the port addresses, which may come
+ * conf_check_routes: the checks of each route against the interface addresses, which may come
  * after it in the file: so made once the whole file is read, and reported on the route's line.
  * A "dev portN" route needs no address on port N (documented in docs/config.md).
  */
 static void conf_check_routes(struct conf_parser *p)
 {
-    const struct conf_value *addr[CONF_PORT_COUNT];
-    bool bad_address;
+    struct conf_ifaces ifs;
 
-    if (!conf_port_addresses(p, addr, &bad_address)) {
+    if (!conf_ifaces_of(p, &ifs)) {
         return;
     }
     for (unsigned j = 0; j < p->out->nroutes; j++) {
         struct conf_route *r = &p->out->routes[j];
+        int iface = (int)r->iface;
 
-        if (conf_check_route_connected(p, r, addr) && r->via) {
-            int port = conf_host_port(p, r->line, "route: gateway", r->gateway, addr,
-                                      bad_address);
-            r->port = port < 0 ? 0 : (unsigned)port;
+        if (!conf_check_route_connected(p, r, &ifs)) {
+            continue;
         }
+        if (r->via) {
+            iface = conf_host_iface(p, r->line, "route: gateway", r->gateway, &ifs);
+        } else if (r->dev_vid != 0) {
+            iface = conf_dev_vlan(p, r);
+        }
+        r->iface = iface < 0 ? 0 : (unsigned)iface;
     }
 }
 
-/* conf_check_neighs: each static neighbour on a port's subnet (the ports' addresses may come
+/* conf_check_neighs: each static neighbour on an interface's subnet (the addresses may come
  * after it in the file, so checked at its end), reported on the neighbour's line. */
 static void conf_check_neighs(struct conf_parser *p)
 {
-    const struct conf_value *addr[CONF_PORT_COUNT];
-    bool bad_address;
+    struct conf_ifaces ifs;
 
-    if (!conf_port_addresses(p, addr, &bad_address)) {
+    if (!conf_ifaces_of(p, &ifs)) {
         return;
     }
     for (unsigned j = 0; j < p->out->nneighs; j++) {
         struct conf_neigh *n = &p->out->neighs[j];
-        int port = conf_host_port(p, n->line, "neigh.static: neighbour", n->ip, addr,
-                                  bad_address);
-        n->port = port < 0 ? 0 : (unsigned)port;
+        int iface = conf_host_iface(p, n->line, "neigh.static: neighbour", n->ip, &ifs);
+        n->iface = iface < 0 ? 0 : (unsigned)iface;
     }
 }
 
@@ -395,6 +507,10 @@ static void conf_set(struct conf_parser *p, unsigned line, const char *key, cons
     }
     if (conf_keys[i].type == CONF_NEIGH) {
         conf_add_neigh(p, line, (size_t)i, value);
+        return;
+    }
+    if (conf_keys[i].type == CONF_VLAN) {
+        conf_add_vlan(p, line, (size_t)i, value);
         return;
     }
     if (!conf_check_value(&conf_keys[i], value, &res, msg, sizeof(msg))) {

@@ -18,6 +18,7 @@
 #define CONF_PORT_COUNT 4       /* ports 0..3: the portN.* keys; size of the per-port macros */
 #define CONF_MAX_ROUTES 64      /* most `route` lines; CONFIG_ROUTES holds at most this many */
 #define CONF_MAX_NEIGHS 32      /* most `neigh.static` lines */
+#define CONF_MAX_VLANS 8        /* most `vlan` lines (WS_MAX_VLANS in kernel/param.h) */
 #define CONF_MAC_BYTES 6        /* an Ethernet address */
 
 /* How a value is checked and turned into what the header emits. */
@@ -33,6 +34,8 @@ enum conf_type {
                   * CONFIG_NROUTES and the initializer <macro> */
     CONF_NEIGH,  /* "a.b.c.d aa:bb:cc:dd:ee:ff": a static neighbour; repeatable; emitted as
                   * CONFIG_NSTATIC_NEIGHS and the initializer <macro> */
+    CONF_VLAN,   /* "portN.VID a.b.c.d/len": an 802.1Q sub-interface and its address;
+                  * repeatable; emitted as CONFIG_NVLANS and the initializer <macro> */
     CONF_PCI_ADDR, /* a PCI function "[ssss:]bb:dd.f" (hex); two macros <macro>_HAS_PCI (0/1) and
                     * <macro>_PCI (segment << 16 | bus << 8 | device << 3 | function) */
 };
@@ -53,8 +56,8 @@ struct conf_key {
     bool no_default;      /* optional and may stay unset (def unused): CONF_IPV4_PREFIX and
                            * CONF_MAC, whose _HAS_ macro tells the firmware, and CONF_ROUTE
                            * (no line: no routes) */
-    bool repeatable;      /* may be set on many lines, each adding an entry (CONF_ROUTE and
-                           * CONF_NEIGH only); every other key may appear once */
+    bool repeatable;      /* may be set on many lines, each adding an entry (CONF_ROUTE,
+                           * CONF_NEIGH and CONF_VLAN only); every other key may appear once */
     bool one_hot;         /* CONF_ENUM: emit <macro>_<WORD> (word upper-cased) as 1 for the
                            * chosen word and 0 for each other one, instead of <macro> */
     int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it);
@@ -91,15 +94,22 @@ struct conf_value {
                                          * CONF_ROUTE: that of the first valid line */
 };
 
+/*
+ * Interfaces are numbered as the firmware numbers them (net/iface.h): port N is interface N,
+ * the j-th `vlan` line (file order) is interface CONF_PORT_COUNT + j.
+ */
+
 /* One `route` line. */
 struct conf_route {
     unsigned line;        /* the line it was set on */
     uint32_t prefix;      /* destination network, host byte order, no host bits set */
     unsigned len;         /* destination prefix length, 0..32 */
-    bool via;             /* true: "via gateway"; false: "dev portN" (directly connected) */
+    bool via;             /* true: "via gateway"; false: "dev portN[.VID]" (directly connected) */
     uint32_t gateway;     /* via: next-hop address, host byte order; dev: 0 */
-    unsigned port;        /* egress port; via: the port whose subnet holds the gateway, found
-                           * once the whole file is read */
+    unsigned dev_port;    /* dev: N of "dev portN[.VID]" */
+    unsigned dev_vid;     /* dev: the VLAN ID of "dev portN.VID", 0 for "dev portN" */
+    unsigned iface;       /* egress interface; via: the one whose subnet holds the gateway,
+                           * dev portN.VID: that sub-interface; found once the file is read */
 };
 
 /* One `neigh.static` line. */
@@ -107,7 +117,16 @@ struct conf_neigh {
     unsigned line;
     uint32_t ip;                 /* host byte order */
     uint8_t mac[CONF_MAC_BYTES];
-    unsigned port;               /* the port whose subnet holds ip, found once the file is read */
+    unsigned iface;              /* the interface whose subnet holds ip, found at the file's end */
+};
+
+/* One `vlan` line: an 802.1Q sub-interface of a port, with its own address. */
+struct conf_vlan {
+    unsigned line;
+    unsigned port;    /* 0..CONF_PORT_COUNT-1 */
+    unsigned vid;     /* 1..4094 */
+    uint32_t ip;      /* host byte order */
+    unsigned prefix;  /* in the key's range, like portN.address */
 };
 
 /* All values of one file, indexed like conf_keys[], plus the lists repeatable keys build. */
@@ -118,6 +137,8 @@ struct conf_values {
     struct conf_route routes[CONF_MAX_ROUTES]; /* the `route` lines, in file order */
     unsigned nneighs;      /* entries used in neighs[] */
     struct conf_neigh neighs[CONF_MAX_NEIGHS]; /* the `neigh.static` lines, in file order */
+    unsigned nvlans;       /* entries used in vlans[] */
+    struct conf_vlan vlans[CONF_MAX_VLANS]; /* the `vlan` lines, in file order */
 };
 
 /* One problem found in the file. line 0 means "the file as a whole" (a missing key). */

@@ -61,8 +61,8 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
 
 /*
  * conf_parse_route: check one `route` value (k is the route row) on its own: syntax, prefix
- * length in k's range, no host bits, "dev" port in range. On success fill *r but its line and,
- * for "via", its port (both confparse.c's, which knows the lines and the port subnets) and
+ * length in k's range, no host bits, "dev" port in range. On success fill *r but its line and
+ * its interface (both confparse.c's, which knows the lines and the port subnets) and
  * return true; else write one message into msg and return false.
  */
 bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_route *r,
@@ -70,10 +70,18 @@ bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_ro
 
 /*
  * conf_parse_neigh: check one `neigh.static` value on its own: "a.b.c.d aa:bb:cc:dd:ee:ff",
- * the MAC one station's. On success fill *n but its line and port (confparse.c's) and return
+ * the MAC one station's. On success fill *n but its line and interface (confparse.c's) and return
  * true; else write one message into msg and return false.
  */
 bool conf_parse_neigh(const struct conf_key *k, const char *text, struct conf_neigh *n,
                       char *msg, size_t size);
+
+/*
+ * conf_parse_vlan: check one `vlan` value on its own: "portN.VID a.b.c.d/len", VID 1..4094, the
+ * address usable on an interface (as portN.address). On success fill *v but its line and return
+ * true; else write one message into msg and return false.
+ */
+bool conf_parse_vlan(const struct conf_key *k, const char *text, struct conf_vlan *v, char *msg,
+                     size_t size);
 
 #endif

@@ -452,8 +452,11 @@ const char *conf_route_str(const struct conf_route *r, char *buf)
         snprintf(buf, CONF_ROUTE_STR_BYTES, "%s/%u via %s", conf_ipv4_str(r->prefix, net), r->len,
                  conf_ipv4_str(r->gateway, gw));
     } else {
-        snprintf(buf, CONF_ROUTE_STR_BYTES, "%s/%u dev port%u", conf_ipv4_str(r->prefix, net),
-                 r->len, r->port);
+        int n = snprintf(buf, CONF_ROUTE_STR_BYTES, "%s/%u dev port%u",
+                         conf_ipv4_str(r->prefix, net), r->len, r->dev_port);
+        if (r->dev_vid != 0 && n > 0 && n < CONF_ROUTE_STR_BYTES) {
+            snprintf(buf + n, CONF_ROUTE_STR_BYTES - (size_t)n, ".%u", r->dev_vid);
+        }
     }
     return buf;
 }
@@ -484,6 +487,30 @@ static bool conf_parse_gateway(const struct conf_key *k, const char *what, const
         return false;
     }
     return false;
+}
+
+/* conf_parse_vid: an 802.1Q VLAN ID, 1..4094 (0 means "no VLAN" and 4095 is reserved, IEEE
+ * 802.1Q table 9-2). */
+static bool conf_parse_vid(const char *s, size_t n, unsigned *vid)
+{
+    return n > 0 && strspn(s, "0123456789") >= n && conf_parse_field(s, n, vid) && *vid >= 1 &&
+           *vid <= 4094;
+}
+
+/* conf_parse_iface_name: "portN" (vid 0) or "portN.VID". */
+static bool conf_parse_iface_name(const char *s, unsigned *port, unsigned *vid)
+{
+    if (strncmp(s, "port", 4) != 0) {
+        return false;
+    }
+    s += 4;
+    const char *dot = strchr(s, '.');
+    *vid = 0;
+    if (dot == NULL) {
+        return conf_parse_port(s, strlen(s), port);
+    }
+    return conf_parse_port(s, (size_t)(dot - s), port) &&
+           conf_parse_vid(dot + 1, strlen(dot + 1), vid);
 }
 
 bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_route *r,
@@ -519,12 +546,12 @@ bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_ro
     if (r->via) {
         return conf_parse_gateway(k, "gateway", word[2], &r->gateway, msg, size);
     }
-    if (strncmp(word[2], "port", 4) != 0 || !conf_parse_port(word[2] + 4, strlen(word[2] + 4),
-                                                             &r->port)) {
-        conf_append(msg, size, "%s: '%s' is not a port: expected port0..port%d", k->name, word[2],
-                    CONF_PORT_COUNT - 1);
+    if (!conf_parse_iface_name(word[2], &r->dev_port, &r->dev_vid)) {
+        conf_append(msg, size, "%s: '%s' is not an interface: expected port0..port%d, or portN.VID "
+                    "(VID 1..4094) for a VLAN", k->name, word[2], CONF_PORT_COUNT - 1);
         return false;
     }
+    r->iface = r->dev_port;
     return true;
 }
 
@@ -550,6 +577,35 @@ bool conf_parse_neigh(const struct conf_key *k, const char *text, struct conf_ne
     }
     return conf_parse_gateway(k, "neighbour", word[0], &n->ip, msg, size) &&
            conf_check_mac(k, word[1], n->mac, msg, size);
+}
+
+bool conf_parse_vlan(const struct conf_key *k, const char *text, struct conf_vlan *v, char *msg,
+                     size_t size)
+{
+    char word[3][CONF_LINE_MAX_BYTES + 1]; /* a third word only to notice that there is one */
+    const char *s = text;
+    unsigned nwords = 0;
+
+    msg[0] = '\0';
+    memset(v, 0, sizeof(*v));
+    for (s += strspn(s, " \t"); *s != '\0' && nwords < 3; s += strspn(s, " \t")) {
+        size_t len = strcspn(s, " \t");
+
+        snprintf(word[nwords++], sizeof(word[0]), "%.*s", (int)len, s);
+        s += len;
+    }
+    if (nwords != 2) {
+        conf_append(msg, size, "%s: '%s': expected 'portN.VID a.b.c.d/len' (a port's VLAN and "
+                    "its address)", k->name, text);
+        return false;
+    }
+    if (!conf_parse_iface_name(word[0], &v->port, &v->vid) || v->vid == 0) {
+        conf_append(msg, size, "%s: '%s' is not a VLAN sub-interface: expected portN.VID, port "
+                    "0..%d, VID 1..4094", k->name, word[0], CONF_PORT_COUNT - 1);
+        return false;
+    }
+    return conf_parse_ipv4_prefix(k, word[1], &v->ip, &v->prefix, msg, size) &&
+           conf_check_ipv4_use(k, v->ip, v->prefix, msg, size);
 }
 
 bool conf_check_value(const struct conf_key *k, const char *text, struct conf_value *res,
@@ -599,6 +655,9 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
         return false;
     case CONF_NEIGH:
         conf_append(msg, size, "%s: a neighbour is checked by conf_parse_neigh", k->name);
+        return false;
+    case CONF_VLAN:
+        conf_append(msg, size, "%s: a VLAN is checked by conf_parse_vlan", k->name);
         return false;
     }
     conf_append(msg, size, "%s: key has an unknown type in the table", k->name);

@@ -4,6 +4,7 @@
 
 #define WS_MAX_CPUS 64            /* cores we bring up; more are reported and left parked */
 #define WS_MAX_PORTS 4            /* NIC ports driven; the config has port0..port3 addresses */
+#define WS_MAX_VLANS 8            /* VLAN sub-interfaces (config `vlan` lines, CONF_MAX_VLANS) */
 #define WS_MAX_MEM_REGIONS 64     /* usable/reserved ranges kept from the loader's memory map */
 #define WS_MAX_MCFG_SEGMENTS 8    /* PCI ECAM ranges kept from ACPI MCFG */
 #define WS_MAX_IOAPICS 4          /* I/O APICs kept from ACPI MADT */

@@ -1,6 +1,7 @@
 /* net/iface.c: the appliance's interfaces and the local stack's counters (see header). */
 #include "net/iface.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
@@ -9,29 +10,48 @@
 #include "init.h"
 #include "net/inet.h"
 
-struct net_port net_ports[WS_MAX_PORTS];
+struct net_port net_ifaces[NET_MAX_IFACES];
+unsigned net_iface_count = WS_MAX_PORTS;
 struct net_queue_stats net_queue_stats[WS_MAX_PORTS][WS_MAX_CPUS];
+struct net_vlan_stats net_vlan_stats[WS_MAX_VLANS][WS_MAX_CPUS];
+uint8_t net_vlan_map[WS_MAX_PORTS][4096];
 
-_Static_assert(NET_IFACE_MAX_ALSO_OURS >= WS_MAX_PORTS - 1, "room for every other port's address");
+_Static_assert(NET_IFACE_MAX_ALSO_OURS >= NET_MAX_IFACES - 1,
+               "room for every other interface's address");
+_Static_assert(NET_MAX_IFACES < 256, "net_vlan_map holds interface numbers in a byte");
+_Static_assert(CONFIG_NVLANS <= WS_MAX_VLANS, "config/confparse.h's CONF_MAX_VLANS is larger");
 
-/* net_iface_share_addresses: with router.answer_any_address, each addressed port answers for
- * the other ports' addresses too (struct net_iface, also_ours). */
+/* net_iface_share_addresses: with router.answer_any_address, each addressed interface answers
+ * for the other interfaces' addresses too (struct net_iface, also_ours). */
 static void net_iface_share_addresses(void)
 {
-    unsigned n = nic_port_count() < WS_MAX_PORTS ? nic_port_count() : WS_MAX_PORTS;
-    for (unsigned i = 0; CONFIG_ROUTER_ANSWER_ANY_ADDRESS && i < n; i++) {
-        struct net_iface *ifc = &net_ports[i].ifc;
+    for (unsigned i = 0; CONFIG_ROUTER_ANSWER_ANY_ADDRESS && i < net_iface_count; i++) {
+        struct net_iface *ifc = &net_ifaces[i].ifc;
         ifc->n_also_ours = 0;
-        for (unsigned j = 0; net_ports[i].has_address && j < n; j++) {
-            if (j != i && net_ports[j].has_address &&
+        for (unsigned j = 0; net_ifaces[i].has_address && j < net_iface_count; j++) {
+            if (j != i && net_ifaces[j].has_address &&
                 ifc->n_also_ours < NET_IFACE_MAX_ALSO_OURS) {
-                ifc->also_ours[ifc->n_also_ours++] = net_ports[j].ifc.ip;
+                ifc->also_ours[ifc->n_also_ours++] = net_ifaces[j].ifc.ip;
             }
         }
     }
 }
 
-int net_iface_init(void)
+static void net_iface_say(const struct net_port *np)
+{
+    char ip[INET_IPV4_STR_BYTES];
+    if (!np->has_address) {
+        kprintf("%s: no address\n", np->name);
+    } else if (np->vid == 0) {
+        kprintf("%s: address %s/%u\n", np->name, inet_ipv4_str(ip, np->ifc.ip),
+                np->ifc.prefix_len);
+    } else {
+        kprintf("%s: address %s/%u (VLAN %u)\n", np->name, inet_ipv4_str(ip, np->ifc.ip),
+                np->ifc.prefix_len, np->vid);
+    }
+}
+
+static void net_iface_ports(void)
 {
     static const struct {
         int has;
@@ -39,22 +59,63 @@ int net_iface_init(void)
         int prefix;
     } addrs[] = CONFIG_PORT_ADDRESSES;
 
-    for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
-        const struct nic_port *p = nic_port(i);
-        struct net_port *np = &net_ports[i];
-        memcpy(np->ifc.mac, p->mac, 6);
+    for (unsigned i = 0; i < WS_MAX_PORTS; i++) {
+        struct net_port *np = &net_ifaces[i];
+        snprintf(np->name, sizeof(np->name), "port%u", i);
         np->ifc.port = (uint16_t)i;
+        np->present = i < nic_port_count();
+        if (!np->present) {
+            continue;
+        }
+        memcpy(np->ifc.mac, nic_port(i)->mac, 6);
         np->has_address = i < sizeof(addrs) / sizeof(addrs[0]) && addrs[i].has;
         if (np->has_address) {
-            char ip[INET_IPV4_STR_BYTES];
             np->ifc.ip = addrs[i].ip;
             np->ifc.prefix_len = (uint8_t)addrs[i].prefix;
-            kprintf("%s: address %s/%u\n", p->name, inet_ipv4_str(ip, np->ifc.ip),
-                    np->ifc.prefix_len);
-        } else {
-            kprintf("%s: no address\n", p->name);
         }
+        net_iface_say(np);
     }
+}
+
+/* net_iface_vlans: the config's sub-interfaces (genconfig checked ports, VIDs and subnets);
+ * one on a port that did not come up is said and left out of the map. */
+static void net_iface_vlans(void)
+{
+#if CONFIG_NVLANS > 0 /* (GCC flags the placeholder entry's read in a loop of 0) */
+    static const struct {
+        uint8_t port;
+        uint16_t vid;
+        uint32_t ip;
+        uint8_t prefix;
+    } vlans[] = CONFIG_VLANS;
+
+    for (unsigned j = 0; j < CONFIG_NVLANS; j++) {
+        struct net_port *np = &net_ifaces[WS_MAX_PORTS + j];
+        snprintf(np->name, sizeof(np->name), "port%u.%u", vlans[j].port, vlans[j].vid);
+        np->ifc.port = vlans[j].port;
+        np->vid = vlans[j].vid;
+        np->vlan = (uint8_t)j;
+        np->present = vlans[j].port < nic_port_count();
+        if (!np->present) {
+            kprintf("%s: port%u is not up; VLAN %u left out\n", np->name, vlans[j].port,
+                    vlans[j].vid);
+            continue;
+        }
+        memcpy(np->ifc.mac, nic_port(vlans[j].port)->mac, 6);
+        np->ifc.ip = vlans[j].ip;
+        np->ifc.prefix_len = vlans[j].prefix;
+        np->has_address = true;
+        net_vlan_map[vlans[j].port][vlans[j].vid] = (uint8_t)(WS_MAX_PORTS + j);
+        net_iface_say(np);
+    }
+    net_iface_count = WS_MAX_PORTS + CONFIG_NVLANS;
+#endif
+}
+
+int net_iface_init(void)
+{
+    net_iface_ports();
+    net_iface_vlans();
     net_iface_share_addresses();
     return 0;
 }

@@ -13,7 +13,7 @@
 
 #include "net/neigh.h"
 
-#define NET_IFACE_MAX_ALSO_OURS 3 /* the other ports' addresses (WS_MAX_PORTS - 1) */
+#define NET_IFACE_MAX_ALSO_OURS 11 /* the other interfaces' addresses (NET_MAX_IFACES - 1) */
 
 /* One interface's own addresses. Read-only after init. */
 struct net_iface {

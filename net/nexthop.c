@@ -15,9 +15,10 @@
 #include "loop.h"
 #include "net/iface.h"
 #include "net/inet.h"
+#include "net/vlan.h"
 #include "time.h"
 
-#define NEXTHOP_MAX (3 * WS_MAX_PORTS + CONFIG_NROUTES + 1)
+#define NEXTHOP_MAX (3 * NET_MAX_IFACES + CONFIG_NROUTES + 1)
 #define NEXTHOP_FIB_GROUPS 256
 #define NEXTHOP_ARP_SLOTS 16              /* per core: recently requested next hops */
 #define NEXTHOP_ARP_RETRY_NS 100000000ULL /* one request per next hop per 100 ms per core */
@@ -25,13 +26,13 @@
 #define NEXTHOP_PROBE_INTERVAL_NS 1000000000ULL /* RFC 4861's RETRANS_TIMER: 1 s */
 #define NEXTHOP_STALE_GC_FACTOR 10 /* a stale entry nothing uses goes after 10 x reachable */
 
-/* The baked routes (config: route = prefix/len via gateway port N), read by the build and by
- * the `routes` view. */
+/* The baked routes (config: route = prefix/len via gateway, or dev interface), each with its
+ * egress interface (net/iface.h's numbering), read by the build and by the `routes` view. */
 static const struct {
     uint32_t prefix;
     uint8_t len;
     uint32_t gateway;
-    uint8_t port;
+    uint8_t iface;
 } nexthop_routes[] = CONFIG_ROUTES;
 
 /* read-only after nexthop_init */
@@ -59,13 +60,15 @@ const struct nexthop_stats *nexthop_stats_of(unsigned port, unsigned core)
 
 /* --- building the FIB (boot core) ------------------------------------------------------------ */
 
-static int nexthop_add(uint32_t prefix, uint8_t len, uint32_t gateway, uint8_t port,
+static int nexthop_add(uint32_t prefix, uint8_t len, uint32_t gateway, unsigned iface,
                        enum nexthop_kind kind)
 {
     if (nexthop_count == NEXTHOP_MAX) {
         return WS_ERR_NO_MEMORY;
     }
-    nexthop_table[nexthop_count] = (struct nexthop){ nic_port(port), gateway, (uint8_t)kind };
+    const struct net_port *ifc = net_iface_at(iface);
+    nexthop_table[nexthop_count] =
+        (struct nexthop){ nic_port(ifc->ifc.port), ifc, gateway, (uint8_t)kind };
     int err = fib_add(nexthop_fib, prefix, len, (uint16_t)nexthop_count);
     if (err == WS_OK) {
         nexthop_count++;
@@ -78,53 +81,58 @@ static uint32_t nexthop_mask(uint8_t len)
     return len == 0 ? 0 : ~0U << (32 - len);
 }
 
-/* nexthop_build_fib: each addressed port's subnet (connected), its own address and its subnet's
- * broadcast address (/32s), then the baked routes. */
+/* nexthop_add_connected: an addressed interface's subnet (connected), its own address and its
+ * subnet's broadcast address (/32s). */
+static int nexthop_add_connected(unsigned i)
+{
+    const struct net_iface *ifc = &net_iface_at(i)->ifc;
+    uint32_t m = nexthop_mask(ifc->prefix_len);
+    int err = nexthop_add(ifc->ip & m, ifc->prefix_len, 0, i, NEXTHOP_FORWARD);
+    err = err ? err : nexthop_add(ifc->ip, 32, 0, i, NEXTHOP_LOCAL);
+    return err ? err : nexthop_add(ifc->ip | ~m, 32, 0, i, NEXTHOP_DIRECTED_BROADCAST);
+}
+
+/* nexthop_build_fib: every addressed interface's connected entries, then the baked routes. */
 static int nexthop_build_fib(void)
 {
     int err = WS_OK;
 
-    for (unsigned i = 0; i < nic_port_count() && err == WS_OK; i++) {
-        const struct net_port *np = net_port(i);
-        if (np->has_address) {
-            const struct net_iface *ifc = &np->ifc;
-            uint32_t m = nexthop_mask(ifc->prefix_len);
-            err = nexthop_add(ifc->ip & m, ifc->prefix_len, 0, (uint8_t)i, NEXTHOP_FORWARD);
-            err = err ? err : nexthop_add(ifc->ip, 32, 0, (uint8_t)i, NEXTHOP_LOCAL);
-            err = err ? err : nexthop_add(ifc->ip | ~m, 32, 0, (uint8_t)i,
-                                          NEXTHOP_DIRECTED_BROADCAST);
+    for (unsigned i = 0; i < net_iface_count && err == WS_OK; i++) {
+        if (net_iface_at(i)->present && net_iface_at(i)->has_address) {
+            err = nexthop_add_connected(i);
         }
     }
     for (int r = 0; r < CONFIG_NROUTES && err == WS_OK; r++) {
-        if (nexthop_routes[r].port >= nic_port_count()) {
-            kprintf("nexthop: route %d needs port%u, which is not up; route skipped\n", r,
-                    nexthop_routes[r].port);
+        const struct net_port *ifc = net_iface_at(nexthop_routes[r].iface);
+        if (!ifc->present) {
+            kprintf("nexthop: route %d needs %s, which is not up; route skipped\n", r,
+                    ifc->name);
             continue;
         }
         err = nexthop_add(nexthop_routes[r].prefix, nexthop_routes[r].len,
-                          nexthop_routes[r].gateway, nexthop_routes[r].port, NEXTHOP_FORWARD);
+                          nexthop_routes[r].gateway, nexthop_routes[r].iface, NEXTHOP_FORWARD);
     }
     return err;
 }
 
-/* The config's neigh.static lines (config/genconfig checked each is a host on a port's
- * subnet); one that does not fit is said and skipped, the rest still work. */
+/* The config's neigh.static lines (config/genconfig checked each is a host on an
+ * interface's subnet); one that does not fit is said and skipped, the rest still work. */
 static void nexthop_add_static_neighbours(void)
 {
 #if CONFIG_NSTATIC_NEIGHS > 0 /* (GCC flags the placeholder entry's read in a loop of 0) */
     static const struct {
         uint32_t ip;
         uint8_t mac[6];
-        uint8_t port;
+        uint8_t iface;
     } statics[] = CONFIG_STATIC_NEIGHS;
     char ip[INET_IPV4_STR_BYTES];
 
     for (unsigned i = 0; i < CONFIG_NSTATIC_NEIGHS; i++) {
         const uint8_t *m = statics[i].mac;
         int err = neigh_add_static(&nexthop_neighbours, statics[i].ip, m, time_ns());
-        kprintf("neigh: static %s %02x:%02x:%02x:%02x:%02x:%02x on port%u%s%s\n",
+        kprintf("neigh: static %s %02x:%02x:%02x:%02x:%02x:%02x on %s%s%s\n",
                 inet_ipv4_str(ip, statics[i].ip), m[0], m[1], m[2], m[3], m[4], m[5],
-                statics[i].port, err == WS_OK ? "" : ": not added, ", err == WS_OK ? "" :
+                net_iface_at(statics[i].iface)->name, err == WS_OK ? "" : ": not added, ", err == WS_OK ? "" :
                 err_name(err));
     }
 #endif
@@ -159,12 +167,27 @@ WS_INIT(nexthop, INIT_NET + 10, true, nexthop_init_step); /* the FIB from the po
 
 /* --- resolution (any core) ------------------------------------------------------------------- */
 
-/* nexthop_arp_send: an ARP request for ip out of port p through core's TX batch, broadcast or,
- * with dst_mac, unicast to it (a probe of a known neighbour, RFC 1122 2.3.2.1). */
-static void nexthop_arp_send(unsigned core, struct nic_port *p, uint32_t ip,
+bool nexthop_send(unsigned core, const struct net_port *ifc, struct pkb *b)
+{
+    if (ifc->vid != 0) {
+        struct net_vlan_stats *vs = net_vlan_stats_of(ifc, core);
+        if (!net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, ifc->vid)) {
+            vs->tx_no_room++;
+            pkb_free(b, (uint16_t)core);
+            return false;
+        }
+        vs->tx++;
+    }
+    nic_tx_queue(core, ifc->ifc.port, b);
+    return true;
+}
+
+/* nexthop_arp_send: an ARP request for ip out of interface ifc through core's TX batch,
+ * broadcast or, with dst_mac, unicast to it (a probe of a known neighbour, RFC 1122 2.3.2.1). */
+static void nexthop_arp_send(unsigned core, const struct net_port *ifc, uint32_t ip,
                              const uint8_t *dst_mac)
 {
-    struct nexthop_stats *st = &nexthop_stats[p->index][core];
+    struct nexthop_stats *st = &nexthop_stats[ifc->ifc.port][core];
     struct pkb *b = pkb_alloc(nic_pool(core));
     if (b == NULL) {
         st->alloc_fail++;
@@ -178,7 +201,7 @@ static void nexthop_arp_send(unsigned core, struct nic_port *p, uint32_t ip,
     } else {
         memset(f, 0xFF, 6); /* broadcast */
     }
-    memcpy(f + 6, p->mac, 6);
+    memcpy(f + 6, ifc->ifc.mac, 6);
     inet_store_be16(f + ETH_TYPE_OFF, INET_ETHERTYPE_ARP);
     struct inet_arp *a = (struct inet_arp *)(f + INET_ETH_HDR_BYTES);
     inet_store_be16(a->htype, INET_ARP_HTYPE_ETHERNET);
@@ -186,15 +209,15 @@ static void nexthop_arp_send(unsigned core, struct nic_port *p, uint32_t ip,
     a->hlen = 6;
     a->plen = 4;
     inet_store_be16(a->op, INET_ARP_OP_REQUEST);
-    memcpy(a->sha, p->mac, 6);
-    inet_store_be32(a->spa, net_port(p->index)->ifc.ip);
+    memcpy(a->sha, ifc->ifc.mac, 6);
+    inet_store_be32(a->spa, ifc->ifc.ip);
     inet_store_be32(a->tpa, ip);
     b->len = INET_ETH_MIN_FRAME_BYTES;
     st->arp_requests_sent++;
-    nic_tx_queue(core, p->index, b);
+    nexthop_send(core, ifc, b);
 }
 
-void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_t now)
+void nexthop_arp_request(unsigned core, const struct net_port *ifc, uint32_t ip, uint64_t now)
 {
     unsigned slot = (ip ^ (ip >> 8)) & (NEXTHOP_ARP_SLOTS - 1);
     struct nexthop_arp_slot *mem = &nexthop_arp_memory[core].slot[slot];
@@ -203,7 +226,7 @@ void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_
     }
     mem->ip = ip;
     mem->sent_ns = now;
-    nexthop_arp_send(core, p, ip, NULL);
+    nexthop_arp_send(core, ifc, ip, NULL);
 }
 
 /* nexthop_forward_hop: the next hop the FIB gives for dst, or NULL when dst is not forwarded
@@ -217,7 +240,7 @@ static const struct nexthop *nexthop_forward_hop(uint32_t dst)
 enum nexthop_result nexthop_resolve(unsigned core, uint32_t dst, unsigned *port, uint8_t mac[6])
 {
     const struct nexthop *hop = nexthop_forward_hop(dst);
-    if (hop == NULL) {
+    if (hop == NULL || hop->ifc->vid != 0) {
         return NEXTHOP_NO_ROUTE;
     }
     struct nic_port *out = hop->port;
@@ -226,7 +249,7 @@ enum nexthop_result nexthop_resolve(unsigned core, uint32_t dst, unsigned *port,
         return NEXTHOP_PORT_DOWN;
     }
     if (!neigh_lookup_use(&nexthop_neighbours, next, mac)) { /* in use: probed when stale */
-        nexthop_arp_request(core, out, next, time_ns());
+        nexthop_arp_request(core, hop->ifc, next, time_ns());
         return NEXTHOP_UNRESOLVED;
     }
     *port = out->index;
@@ -242,13 +265,13 @@ bool nexthop_neighbour_known(uint32_t dst)
 
 /* --- neighbour aging (core 0: the neighbour table's writer) ---------------------------------- */
 
-/* nexthop_probe: neigh_age's unicast probe, out of the port whose subnet holds ip. */
+/* nexthop_probe: neigh_age's unicast probe, out of the interface whose subnet holds ip. */
 static void nexthop_probe(void *ctx, uint32_t ip, const uint8_t mac[6])
 {
     (void)ctx;
     const struct nexthop *hop = nexthop_forward_hop(ip);
     if (hop != NULL && hop->gateway == 0 && hop->port->link_up && nic_queue_usable(hop->port, 0)) {
-        nexthop_arp_send(0, hop->port, ip, mac);
+        nexthop_arp_send(0, hop->ifc, ip, mac);
     }
 }
 
@@ -279,21 +302,21 @@ static void nexthop_cmd_routes(int argc, char **argv)
         kprintf("wire mode: no routes (frames go to the paired port)\n");
         return;
     }
-    kprintf("%-18s %-16s %s\n", "prefix", "via", "port");
-    for (unsigned i = 0; i < nic_port_count(); i++) {
-        const struct nic_port *p = nic_port(i);
-        const struct net_iface *ifc = &net_port(i)->ifc;
-        if (net_port(i)->has_address) {
-            inet_ipv4_str(pfx, ifc->ip & nexthop_mask(ifc->prefix_len));
-            kprintf("%s/%-*u %-16s %s\n", pfx, (int)(17 - strlen(pfx)), ifc->prefix_len,
-                    "connected", p->name);
+    kprintf("%-18s %-16s %s\n", "prefix", "via", "interface");
+    for (unsigned i = 0; i < net_iface_count; i++) {
+        const struct net_port *np = net_iface_at(i);
+        if (np->present && np->has_address) {
+            inet_ipv4_str(pfx, np->ifc.ip & nexthop_mask(np->ifc.prefix_len));
+            kprintf("%s/%-*u %-16s %s\n", pfx, (int)(17 - strlen(pfx)), np->ifc.prefix_len,
+                    "connected", np->name);
         }
     }
     for (int r = 0; r < CONFIG_NROUTES; r++) {
         inet_ipv4_str(pfx, nexthop_routes[r].prefix);
         inet_ipv4_str(gw, nexthop_routes[r].gateway);
-        kprintf("%s/%-*u %-16s port%u\n", pfx, (int)(17 - strlen(pfx)), nexthop_routes[r].len,
-                nexthop_routes[r].gateway ? gw : "connected", nexthop_routes[r].port);
+        kprintf("%s/%-*u %-16s %s\n", pfx, (int)(17 - strlen(pfx)), nexthop_routes[r].len,
+                nexthop_routes[r].gateway ? gw : "connected",
+                net_iface_at(nexthop_routes[r].iface)->name);
     }
 }
 

@@ -20,6 +20,7 @@
 #include "param.h"
 
 struct nic_port;
+struct pkb;
 
 /* What a FIB entry leads to. */
 enum nexthop_kind {
@@ -28,8 +29,11 @@ enum nexthop_kind {
     NEXTHOP_DIRECTED_BROADCAST,  /* a connected subnet's broadcast address: never forwarded */
 };
 
+struct net_port;
+
 struct nexthop {
-    struct nic_port *port;
+    struct nic_port *port;      /* the egress port */
+    const struct net_port *ifc; /* the egress interface: the port's own, or a VLAN's on it */
     uint32_t gateway; /* 0: directly connected, the destination itself is the next hop */
     uint8_t kind;     /* enum nexthop_kind */
 };
@@ -52,13 +56,18 @@ static inline int nexthop_lookup(uint32_t dst)
     return nexthop_fib ? fib_lookup(nexthop_fib, dst) : -1;
 }
 
-/* nexthop_arp_request: ask for ip on port p (an ARP request through core's TX batch), at most
- * once per 100 ms per next hop per core. `now` in ns. Owning core. */
-void nexthop_arp_request(unsigned core, struct nic_port *p, uint32_t ip, uint64_t now);
+/* nexthop_arp_request: ask for ip on interface ifc (an ARP request, tagged on a VLAN, through
+ * core's TX batch), at most once per 100 ms per next hop per core. `now` in ns. Owning core. */
+void nexthop_arp_request(unsigned core, const struct net_port *ifc, uint32_t ip, uint64_t now);
+
+/* nexthop_send: frame b out of interface ifc through core's TX batch, tagged if ifc is a VLAN
+ * (counted in its net_vlan_stats); false, b freed and counted, if the tag did not fit. */
+bool nexthop_send(unsigned core, const struct net_port *ifc, struct pkb *b);
 
 enum nexthop_result {
     NEXTHOP_OK,         /* *port and mac filled */
-    NEXTHOP_NO_ROUTE,   /* no route, or the address is ours or a broadcast */
+    NEXTHOP_NO_ROUTE,   /* no route, or the address is ours or a broadcast, or the route
+                         * leaves by a VLAN sub-interface (the sink speaks untagged only) */
     NEXTHOP_PORT_DOWN,  /* the egress port's link is down, or it has no queue for this core */
     NEXTHOP_UNRESOLVED, /* the next hop's MAC is unknown: an ARP request was sent */
 };

@@ -19,6 +19,7 @@
 #include "net/local.h"
 #include "net/neigh.h"
 #include "net/nexthop.h"
+#include "net/vlan.h"
 #include "time.h"
 
 #define ETH_HDR 14
@@ -70,18 +71,17 @@ WS_INIT(fwd, INIT_APPS, true, fwd_init_step); /* routing table from the baked ro
 
 /* --- router mode ----------------------------------------------------------------------------- */
 
-/* fwd_icmp_error: turn frame b into an ICMP error about itself and send it back out of the
- * port it came in on, if the limiter allows; else free it. */
-static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, struct nic_port *in,
+/* fwd_icmp_error: turn frame b, received on interface np of port `in`, into an ICMP error
+ * about itself and send it back out of that interface, if the limiter allows; else free it. */
+static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
                            unsigned core, struct pkb *b, uint8_t type, uint8_t code, uint64_t now)
 {
     uint16_t n = 0;
     if (!route_ratelimit_allow(&fc->icmp, now)) {
         st->icmp_ratelimited++;
     } else {
-        n = route_icmp_error(b->data, PKB_DATA_BYTES, b->data, b->len, type, code,
-                             net_port(in->index)->ifc.ip,
-                             in->mac, &st->route);
+        n = route_icmp_error(b->data, PKB_DATA_BYTES, b->data, b->len, type, code, np->ifc.ip,
+                             np->ifc.mac, &st->route);
     }
     if (n == 0) {
         pkb_free(b, (uint16_t)core);
@@ -89,18 +89,19 @@ static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, struct nic
     }
     b->len = n;
     st->icmp_errors_sent++;
-    nic_tx_queue(core, in->index, b);
+    nexthop_send(core, np, b);
 }
 
-/* fwd_route_one: a frame the router may forward (IPv4, not for us); nh is the FIB's answer for
- * its destination, looked up before the header was checked. Consumes b. */
-static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_port *in,
+/* fwd_route_one: a frame the router may forward (IPv4, not for us), received on interface np;
+ * nh is the FIB's answer for its destination, looked up before the header was checked.
+ * Consumes b. */
+static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
                           unsigned core, struct pkb *b, uint64_t now, int nh)
 {
     uint32_t dst;
     enum route_verdict v = route_ipv4_check_and_decrement(b->data, b->len, &st->route, &dst);
     if (v == ROUTE_TTL_EXPIRED) {
-        fwd_icmp_error(fc, st, in, core, b, ROUTE_ICMP_TIME_EXCEEDED, ROUTE_ICMP_CODE_TTL_EXCEEDED,
+        fwd_icmp_error(fc, st, np, core, b, ROUTE_ICMP_TIME_EXCEEDED, ROUTE_ICMP_CODE_TTL_EXCEEDED,
                        now);
         return;
     }
@@ -110,7 +111,7 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
     }
     if (nh < 0) {
         st->no_route++;
-        fwd_icmp_error(fc, st, in, core, b, ROUTE_ICMP_DEST_UNREACH, ROUTE_ICMP_CODE_NET_UNREACH,
+        fwd_icmp_error(fc, st, np, core, b, ROUTE_ICMP_DEST_UNREACH, ROUTE_ICMP_CODE_NET_UNREACH,
                        now);
         return;
     }
@@ -129,33 +130,64 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, struct nic_
         st->egress_link_down++; /* or the port is being reset, or dead */
     } else if (!neigh_lookup_use(&nexthop_neighbours, next, mac)) {
         st->arp_unresolved++;
-        nexthop_arp_request(core, out, next, now);
+        nexthop_arp_request(core, hop->ifc, next, now);
     } else {
         route_eth_rewrite(b->data, out->mac, mac);
         b->forwarded = 1;
-        st->forwarded++;
-        nic_tx_queue(core, out->index, b);
+        st->forwarded++; /* a tag that did not fit is counted again, in tx_no_room (a bug) */
+        nexthop_send(core, hop->ifc, b);
         return;
     }
     pkb_free(b, (uint16_t)core);
 }
 
-/* fwd_router_frame: to the local stack (ARP, our addresses, everything not IPv4) or routed. */
+/* fwd_vlan_ingress: the interface a tagged frame from port `in` belongs to, its tag removed;
+ * NULL (the frame freed, counted on the port) when it has none. A priority tag (VID 0) belongs
+ * to the port itself. */
+static struct net_port *fwd_vlan_ingress(const struct nic_port *in, unsigned core, struct pkb *b)
+{
+    struct net_queue_stats *ns = net_queue_stats_of(in->index, core);
+    struct net_port *np = NULL;
+    if (b->len < NET_VLAN_TAGGED_HDR_BYTES) {
+        ns->vlan_truncated++;
+    } else {
+        uint16_t vid = net_vlan_vid(b->data);
+        np = vid == 0 ? net_port(in->index) : net_vlan_iface(in->index, vid);
+        if (np == NULL) {
+            ns->vlan_unknown++;
+        }
+    }
+    if (np == NULL) {
+        pkb_free(b, (uint16_t)core);
+        return NULL;
+    }
+    net_vlan_pop(b->data, &b->len);
+    if (np->vid != 0) {
+        net_vlan_stats_of(np, core)->rx++;
+    }
+    return np;
+}
+
+/* fwd_router_frame: to the local stack (ARP, our addresses, everything not IPv4) or routed;
+ * a tagged frame first goes to its VLAN sub-interface. */
 static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned core,
                              struct pkb *b, uint64_t now)
 {
     struct fwd_stats *st = &fwd_stats[in->index][core];
     struct net_port *np = net_port(in->index);
+    if (net_vlan_is_tagged(b->data, b->len) && (np = fwd_vlan_ingress(in, core, b)) == NULL) {
+        return;
+    }
     bool ipv4 = b->len >= IP_DST_OFF + 4 &&
                 inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV4;
     if (ipv4 && np->has_address) {
-        /* addressed ports exist only in router mode, which always has a FIB */
+        /* addressed interfaces exist only in router mode, which always has a FIB */
         int nh = fib_lookup(nexthop_fib, inet_load_be32(b->data + IP_DST_OFF));
         if (nh < 0 || nexthop_table[nh].kind != NEXTHOP_LOCAL) {
-            fwd_route_one(fc, st, in, core, b, now, nh);
+            fwd_route_one(fc, st, np, core, b, now, nh);
             return;
         }
-        if (nexthop_table[nh].port != in && !CONFIG_ROUTER_ANSWER_ANY_ADDRESS) {
+        if (nexthop_table[nh].ifc != np && !CONFIG_ROUTER_ANSWER_ANY_ADDRESS) {
             st->dst_other_port_address++;
             pkb_free(b, (uint16_t)core);
             return;
@@ -172,7 +204,7 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned 
     }
     if (v == NET_REPLY) {
         b->len = out_len;
-        nic_tx_queue(core, in->index, b);
+        nexthop_send(core, np, b);
     } else if (v == NET_SINK) {
         handoff_to_sink(core, b); /* to lwIP's core; the buffer comes back to us later */
     } else {
@@ -202,12 +234,13 @@ struct fwd_burst_hop {
 };
 
 /* fwd_fast_resolve: remember next hop `next` of FIB entry nh (a FORWARD one) if the fast path
- * can send to it now: its port's link is up, this core's queue on it usable, its MAC known. */
+ * can send to it now: untagged (a VLAN's frames take the full path, which tags them), its
+ * port's link is up, this core's queue on it usable, its MAC known. */
 static bool fwd_fast_resolve(unsigned core, int nh, uint32_t next, struct fwd_burst_hop *memo)
 {
     struct nic_port *out = nexthop_table[nh].port;
     memo->nh = -1;
-    if (!out->link_up || !nic_queue_usable(out, core) ||
+    if (nexthop_table[nh].ifc->vid != 0 || !out->link_up || !nic_queue_usable(out, core) ||
         !neigh_lookup_use(&nexthop_neighbours, next, memo->eth)) {
         return false;
     }

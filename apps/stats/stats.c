@@ -90,7 +90,22 @@ static const struct stats_counter stats_netq_counters[] = {
     NQC("ip_to_sink", local.ip_to_sink,
        "TCP, UDP and fragments to our address, handed to the sink core (lwIP)"),
     NQC("no_address", no_address,
-       "frames on a port with no configured address: dropped"),
+       "frames on an interface with no configured address: dropped"),
+    NQC("vlan_unknown", vlan_unknown,
+       "802.1Q-tagged for a VLAN ID with no sub-interface on this port (router mode): dropped"),
+    NQC("vlan_truncated", vlan_truncated,
+       "EtherType 0x8100 but too short to hold the tag (router mode): dropped"),
+};
+
+/* a VLAN sub-interface's counters, summed over the cores: net/iface.h */
+#define VC(name, field, doc) { name, offsetof(struct net_vlan_stats, field), doc }
+static const struct stats_counter stats_vlan_counters[] = {
+    VC("vlan_rx", rx,
+       "tagged frames received for the sub-interface (their outcomes are counted on the port's queues)"),
+    VC("vlan_tx", tx,
+       "frames sent with its tag: forwarded, local replies, ARP requests, ICMP errors"),
+    VC("vlan_tx_no_room", tx_no_room,
+       "a frame to send had no room for the tag: dropped (a bug)"),
 };
 
 #define FC(name, field, doc) { name, offsetof(struct fwd_stats, field), doc }
@@ -240,8 +255,8 @@ static uint64_t stats_queue_irqs(const struct nic_queue *q, unsigned core)
 /* A walk visits every counter once, in the same order every time, numbering them; views
  * (json, table, watch) and `clear` are visitors. Fixed order + numbering is what lets `clear`
  * keep a baseline and `watch` a previous value per counter without naming them. */
-enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE, SC_NEIGH,
-                   SC_SINK, SC_SINK_GROUP };
+enum stats_scope { SC_CORES, SC_CORE, SC_PORTS, SC_PORT, SC_HW, SC_QUEUES, SC_QUEUE, SC_VLANS,
+                   SC_VLAN, SC_NEIGH, SC_SINK, SC_SINK_GROUP };
 
 struct stats_visitor {
     void (*begin)(struct stats_visitor *v, enum stats_scope s, unsigned index);
@@ -358,6 +373,32 @@ static const char *stats_module_kind(const struct nic_media *m)
     return buf;
 }
 
+/* walk_vlans: port p's VLAN sub-interfaces, each one's counters summed over the cores. */
+static void walk_vlans(struct stats_walk *w, const struct nic_port *p)
+{
+    w->v->begin(w->v, SC_VLANS, p->index);
+    for (unsigned i = WS_MAX_PORTS; i < net_iface_count; i++) {
+        const struct net_port *np = net_iface_at(i);
+        if (!np->present || np->ifc.port != p->index) {
+            continue;
+        }
+        struct net_vlan_stats sum = { 0 };
+        for (unsigned c = 0; c < smp_cores_online(); c++) {
+            const struct net_vlan_stats *vs = net_vlan_stats_of(np, c);
+            sum.rx += vs->rx;
+            sum.tx += vs->tx;
+            sum.tx_no_room += vs->tx_no_room;
+        }
+        w->v->label = np->name;
+        w->v->begin(w->v, SC_VLAN, np->vid);
+        w->v->attr_str(w->v, "name", np->name);
+        w->v->attr_u64(w->v, "vid", np->vid);
+        walk_table(w, &sum, stats_vlan_counters, NCOUNTERS(stats_vlan_counters), "");
+        w->v->end(w->v, SC_VLAN);
+    }
+    w->v->end(w->v, SC_VLANS);
+}
+
 static void walk_port(struct stats_walk *w, const struct nic_port *p)
 {
     w->v->begin(w->v, SC_PORT, p->index);
@@ -386,6 +427,7 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
         walk_queue(w, p, qi);
     }
     w->v->end(w->v, SC_QUEUES);
+    walk_vlans(w, p);
     w->v->end(w->v, SC_PORT);
 }
 
@@ -469,6 +511,9 @@ static void jv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
     case SC_QUEUES:
         jw_begin_array(w, "queues");
         break;
+    case SC_VLANS:
+        jw_begin_array(w, "vlans");
+        break;
     case SC_HW:
         jw_begin_object(w, "hw");
         break;
@@ -490,7 +535,7 @@ static void jv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
 static void jv_end(struct stats_visitor *v, enum stats_scope s)
 {
     struct jw *w = &((struct json_visitor *)v)->w;
-    if (s == SC_CORES || s == SC_PORTS || s == SC_QUEUES) {
+    if (s == SC_CORES || s == SC_PORTS || s == SC_QUEUES || s == SC_VLANS) {
         jw_end_array(w);
     } else {
         jw_end_object(w);
@@ -641,6 +686,8 @@ static void tv_begin(struct stats_visitor *v, enum stats_scope s, unsigned index
         snprintf(t->group, sizeof(t->group), "port%u hw", index);
     } else if (s == SC_QUEUE) {
         snprintf(t->group, sizeof(t->group), "port%d q%u", t->port, index);
+    } else if (s == SC_VLAN) {
+        snprintf(t->group, sizeof(t->group), "%s", v->label);
     } else if (s == SC_NEIGH) {
         t->in_core = false, t->port = -1;
         snprintf(t->group, sizeof(t->group), "neigh");
@@ -983,6 +1030,11 @@ void stats_cmd_doc(int argc, char **argv)
     doc_rows(stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
     doc_rows(stats_netq_counters, NCOUNTERS(stats_netq_counters), "");
     doc_end("queue");
+    doc_begin("vlan");
+    kprintf("| `name` | the sub-interface, portN.VID (in the port's `vlans` list) |\n");
+    kprintf("| `vid` | its 802.1Q VLAN ID |\n");
+    doc_rows(stats_vlan_counters, NCOUNTERS(stats_vlan_counters), "");
+    doc_end("vlan");
     doc_begin("fwd");
     doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
     doc_rows(stats_nexthop_counters, NCOUNTERS(stats_nexthop_counters), "");

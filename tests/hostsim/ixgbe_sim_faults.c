@@ -135,8 +135,7 @@ static void xs_books(struct xs_books *b)
             const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t out = st->forwarded + xs_fwd_drops(st) +
-                           route_frame_drops_total(&st->route) + net_local_total(&ns->local) +
-                           ns->no_address;
+                           route_frame_drops_total(&st->route) + net_queue_outcomes(ns);
             XS_CHECK(out == q->rx.stats.packets, "port%u core %u: %" PRIu64 " received, %" PRIu64
                      " outcomes", p, c, q->rx.stats.packets, out);
             xs_expect("ring errors", q->rx.stats.errors, 0);

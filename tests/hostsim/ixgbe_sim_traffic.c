@@ -485,8 +485,7 @@ static void xs_stream_books(uint64_t fwd_total[XS_PORTS], uint64_t arp_req)
             const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t out = st->forwarded + xs_fwd_drops(st) +
-                           route_frame_drops_total(&st->route) + net_local_total(&ns->local) +
-                           ns->no_address;
+                           route_frame_drops_total(&st->route) + net_queue_outcomes(ns);
             XS_CHECK(out == q->rx.stats.packets, "port%u core %u: %" PRIu64 " received, %" PRIu64
                      " outcomes", p, c, q->rx.stats.packets, out);
             xs_expect("ring errors", q->rx.stats.errors, 0);

@@ -43,7 +43,7 @@ void sim_books(struct sim *s, struct sim_totals *t)
             const struct sim_queue *sq = sim_queue(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
             uint64_t out = st->forwarded + sim_fwd_drops(st) + route_frame_drops_total(&st->route) +
-                           net_local_total(&ns->local) + ns->no_address;
+                           net_queue_outcomes(ns);
             if (out != q->rx.stats.packets) {
                 sim_fail(s, "port%u core %u: %" PRIu64 " frames received but %" PRIu64
                          " outcomes counted", p, c, q->rx.stats.packets, out);

@@ -68,7 +68,7 @@ def test_router_forwards_both_ways_in_order_with_ttl_decremented(router):
 def check_forward_conservation(q):
     local = (q["arp_requests_answered"] + q["icmp_echo_answered"] + q["arp_replies_learned"] +
              q["arp_gratuitous_learned"] + q["ip_passed"] + q["ip_to_sink"] +
-                q["no_address"] +
+                q["no_address"] + q["vlan_unknown"] + q["vlan_truncated"] +
              sum(v for k, v in q.items() if k.startswith("drop_")))
     fwd = (q["fwd_forwarded"] + q["fwd_no_route"] + q["fwd_arp_unresolved"] +
            q["fwd_dst_directed_broadcast"] + q["fwd_dst_other_port_address"] +

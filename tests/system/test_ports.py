@@ -65,7 +65,7 @@ def check_conservation(q):
     """Every received frame ended in exactly one outcome."""
     outcomes = (q["arp_requests_answered"] + q["icmp_echo_answered"] + q["arp_replies_learned"] +
                 q["arp_gratuitous_learned"] + q["ip_passed"] + q["ip_to_sink"] +
-                q["no_address"] +
+                q["no_address"] + q["vlan_unknown"] + q["vlan_truncated"] +
                 sum(v for k, v in q.items() if k.startswith("drop_")))
     assert q["rx_packets"] == outcomes, q
 

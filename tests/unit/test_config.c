@@ -447,12 +447,15 @@ static void test_key_table_is_sound(void **state)
          * test; routes are a list, empty when unset. */
         assert_true(!k->no_default ||
                     ((k->type == CONF_IPV4_PREFIX || k->type == CONF_MAC ||
-                      k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE ||
+                      k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE || k->type == CONF_VLAN ||
                       k->type == CONF_NEIGH) && !k->required));
         assert_true(k->type != CONF_IPV4_PREFIX || (k->min >= 0 && k->max <= 30));
-        /* A list is a route or static-neighbour list: it may repeat, and has no default. */
-        assert_true(k->repeatable == (k->type == CONF_ROUTE || k->type == CONF_NEIGH));
+        /* A list is a route, static-neighbour or VLAN list: it may repeat, and has no
+         * default. */
+        assert_true(k->repeatable ==
+                    (k->type == CONF_ROUTE || k->type == CONF_NEIGH || k->type == CONF_VLAN));
         assert_true(k->type != CONF_NEIGH || k->no_default);
+        assert_true(k->type != CONF_VLAN || (k->no_default && k->min >= 8 && k->max <= 30));
         assert_true(k->type != CONF_ROUTE || (k->no_default && k->min >= 0 && k->max <= 32));
         assert_true(!k->one_hot || k->type == CONF_ENUM);
         assert_true(!k->pow2 || (k->type == CONF_INT && k->min > 0));
@@ -961,7 +964,7 @@ static void assert_same_routes(const struct conf_values *a, const struct conf_va
         assert_int_equal(a->routes[r].len, b->routes[r].len);
         assert_int_equal(a->routes[r].via, b->routes[r].via);
         assert_int_equal(a->routes[r].gateway, b->routes[r].gateway);
-        assert_int_equal(a->routes[r].port, b->routes[r].port);
+        assert_int_equal(a->routes[r].iface, b->routes[r].iface);
     }
 }
 
@@ -969,7 +972,8 @@ static void assert_same_routes(const struct conf_values *a, const struct conf_va
 static void test_shipped_configs(void **state)
 {
     static struct conf_values def, test, busy, wire, reboot;
-    static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", NULL };
+    static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
+                                             NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",
@@ -1007,11 +1011,11 @@ static void test_shipped_configs(void **state)
     assert_int_equal(def.routes[0].prefix, 0xc6336400); /* 198.51.100.0/24 */
     assert_int_equal(def.routes[0].len, 24);
     assert_int_equal(def.routes[0].gateway, 0xc6130002); /* 198.19.0.2 */
-    assert_int_equal(def.routes[0].port, 1);
+    assert_int_equal(def.routes[0].iface, 1);
     assert_int_equal(def.routes[1].prefix, 0xc6336480); /* 198.51.100.128/25 */
     assert_int_equal(def.routes[1].len, 25);
     assert_int_equal(def.routes[1].gateway, 0xc6120002); /* 198.18.0.2 */
-    assert_int_equal(def.routes[1].port, 0);
+    assert_int_equal(def.routes[1].iface, 0);
 
     /* wire.conf: a 0-1 wire without rewriting, no addresses, no routes. */
     assert_string_equal(conf_get(&wire, "name")->text, "wire");
@@ -1384,7 +1388,7 @@ static void assert_route(unsigned i, uint32_t prefix, unsigned len, uint32_t gat
     assert_int_equal(r->len, len);
     assert_int_equal(r->via, gateway != 0);
     assert_int_equal(r->gateway, gateway);
-    assert_int_equal(r->port, port);
+    assert_int_equal(r->iface, port);
     assert_int_equal(r->line, line);
 }
 
@@ -1477,15 +1481,20 @@ static void test_route_syntax_errors(void **state)
                         "route: gateway '198.18.0.300': octet '300' out of range 0..255");
     /* dev: port0..port3 only. */
     assert_one_bad_line("route = 10.0.0.0/8 dev port4",
-                        "route: 'port4' is not a port: expected port0..port3");
+                        "route: 'port4' is not an interface: expected port0..port3, or "
+                        "portN.VID (VID 1..4094) for a VLAN");
     assert_one_bad_line("route = 10.0.0.0/8 dev eth0",
-                        "route: 'eth0' is not a port: expected port0..port3");
+                        "route: 'eth0' is not an interface: expected port0..port3, or "
+                        "portN.VID (VID 1..4094) for a VLAN");
     assert_one_bad_line("route = 10.0.0.0/8 dev port01",
-                        "route: 'port01' is not a port: expected port0..port3");
+                        "route: 'port01' is not an interface: expected port0..port3, or "
+                        "portN.VID (VID 1..4094) for a VLAN");
     assert_one_bad_line("route = 10.0.0.0/8 dev port",
-                        "route: 'port' is not a port: expected port0..port3");
+                        "route: 'port' is not an interface: expected port0..port3, or "
+                        "portN.VID (VID 1..4094) for a VLAN");
     assert_one_bad_line("route = 10.0.0.0/8 dev Port1",
-                        "route: 'Port1' is not a port: expected port0..port3");
+                        "route: 'Port1' is not an interface: expected port0..port3, or "
+                        "portN.VID (VID 1..4094) for a VLAN");
     assert_one_bad_line("route = 10.0.0.0/8 via 198.18.0.2#x",
                         "route: gateway '198.18.0.2#x' is not an IPv4 address: expected a.b.c.d, "
                         "four decimal octets 0..255");
@@ -1497,10 +1506,10 @@ static void test_route_checks_against_ports(void **state)
     (void)state;
     /* No port's subnet holds the gateway (no address at all here). */
     assert_one_bad_line("route = 10.0.0.0/8 via 10.9.9.9",
-                        "route: gateway 10.9.9.9 is not on any port's subnet");
+                        "route: gateway 10.9.9.9 is not on any interface's subnet");
     assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 10.9.9.9\n"), WS_ERR_INVAL);
     assert_int_equal(errs.count, 1);
-    assert_error(0, 7, "route: gateway 10.9.9.9 is not on any port's subnet");
+    assert_error(0, 7, "route: gateway 10.9.9.9 is not on any interface's subnet");
     /* The gateway must be a neighbour: not our own, network or broadcast address. */
     assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 198.19.0.1\n"
                                        "route = 10.1.0.0/16 via 198.18.0.0\n"
@@ -1617,14 +1626,14 @@ static void test_static_neighbours(void **state)
                      0);
     assert_int_equal(vals.nneighs, 2);
     assert_int_equal(vals.neighs[0].ip, 0xc6130009);
-    assert_int_equal(vals.neighs[0].port, 1);
+    assert_int_equal(vals.neighs[0].iface, 1);
     assert_int_equal(vals.neighs[0].line, 7);
     assert_int_equal(vals.neighs[1].ip, 0xc6120007);
     assert_int_equal(vals.neighs[1].mac[1], 0xaa);
-    assert_int_equal(vals.neighs[1].port, 0);
+    assert_int_equal(vals.neighs[1].iface, 0);
     h = emit_to_string(emit_header_of_vals);
     assert_header_has(h, "\n#define CONFIG_NSTATIC_NEIGHS 2\n"
-                         "/* { ip, { mac }, port } per static neighbour, in file order:\n"
+                         "/* { ip, { mac }, iface } per static neighbour, in file order:\n"
                          " *   line 7: 198.19.0.9 (port1)\n"
                          " *   line 8: 198.18.0.7 (port0) */\n"
                          "#define CONFIG_STATIC_NEIGHS \\\n"
@@ -1643,7 +1652,7 @@ static void test_static_neighbours(void **state)
                                        "neigh.static = 198.19.0.9 02:00:00:00:00:02\n"),
                      WS_ERR_INVAL);
     assert_int_equal(errs.count, 7);
-    assert_error(0, 7, "neigh.static: neighbour 198.20.0.7 is not on any port's subnet");
+    assert_error(0, 7, "neigh.static: neighbour 198.20.0.7 is not on any interface's subnet");
     assert_error(1, 8, "neigh.static: neighbour 198.19.0.1 is port1's own address");
     assert_error(2, 9, "neigh.static: ff:00:00:00:00:77 is a multicast address (group bit set in "
                        "the first octet)");
@@ -1663,6 +1672,89 @@ static void test_static_neighbours(void **state)
     free(h);
 }
 
+/* vlan: port and VID, an address on a subnet of its own; routes and neighbours find it by its
+ * subnet or by name (dev portN.VID); emitted as a count and an initializer numbered after the
+ * ports; a placeholder when there is none. */
+static void test_vlans(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(ROUTER_KEYS "vlan = port0.10 198.20.10.1/24\n"
+                                       "vlan =\tport0.20   198.20.20.1/25\n"
+                                       "route = 10.0.0.0/8 via 198.20.20.5\n"
+                                       "route = 10.1.0.0/16 dev port0.10\n"
+                                       "neigh.static = 198.20.10.9 02:00:00:00:10:09\n"),
+                     0);
+    assert_int_equal(vals.nvlans, 2);
+    assert_int_equal(vals.vlans[0].port, 0);
+    assert_int_equal(vals.vlans[0].vid, 10);
+    assert_int_equal(vals.vlans[0].ip, 0xc6140a01);
+    assert_int_equal(vals.vlans[0].prefix, 24);
+    assert_int_equal(vals.vlans[1].vid, 20);
+    assert_int_equal(vals.vlans[1].prefix, 25);
+    assert_int_equal(vals.routes[0].iface, 5);
+    assert_int_equal(vals.routes[1].iface, 4);
+    assert_int_equal(vals.neighs[0].iface, 4);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_NVLANS 2\n"
+                         "/* { port, vid, ip, prefix } per VLAN sub-interface, in file order:\n"
+                         " *   line 7: port0.10 198.20.10.1/24 (interface 4)\n"
+                         " *   line 8: port0.20 198.20.20.1/25 (interface 5) */\n"
+                         "#define CONFIG_VLANS \\\n"
+                         "    { { 0, 10, 0xc6140a01u, 24 }, \\\n"
+                         "      { 0, 20, 0xc6141401u, 25 } }\n\n");
+    assert_header_has(h, " *   line 9: 10.0.0.0/8 via 198.20.20.5 (port0.20)\n"
+                         " *   line 10: 10.1.0.0/16 dev port0.10 */\n");
+    assert_header_has(h, " *   line 11: 198.20.10.9 (port0.10) */\n");
+    assert_lines_fit(h);
+    free(h);
+
+    assert_int_equal(parse(ROUTER_KEYS "vlan = port0.10 198.20.10.1/24\n"
+                                       "vlan = port0.10 198.21.0.1/24\n"
+                                       "vlan = port4.10 198.21.0.1/24\n"
+                                       "vlan = port0.4095 198.21.0.1/24\n"
+                                       "vlan = port0.0 198.21.0.1/24\n"
+                                       "vlan = port1 198.21.0.1/24\n"
+                                       "vlan = port1.7 198.19.0.7/24\n"
+                                       "vlan = port1.8 198.20.0.1/16\n"
+                                       "vlan = port1.9 198.21.0.0/24\n"
+                                       "vlan = port1.9\n"
+                                       "route = 10.9.0.0/16 dev port1.7\n"
+                                       "route = 198.20.10.0/24 via 198.18.0.2\n"
+                                       "port2.address = 198.20.10.77/28\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 12);
+    assert_error(0, 8, "vlan: port0.10 is already defined (line 7)");
+    assert_error(1, 9, "vlan: 'port4.10' is not a VLAN sub-interface: expected portN.VID, port "
+                       "0..3, VID 1..4094");
+    assert_error(2, 10, "vlan: 'port0.4095' is not a VLAN sub-interface: expected portN.VID, port "
+                        "0..3, VID 1..4094");
+    assert_error(3, 11, "vlan: 'port0.0' is not a VLAN sub-interface: expected portN.VID, port "
+                        "0..3, VID 1..4094");
+    assert_error(4, 12, "vlan: 'port1' is not a VLAN sub-interface: expected portN.VID, port "
+                        "0..3, VID 1..4094");
+    assert_error(5, 13, "vlan: 198.19.0.7/24 is in the same subnet 198.19.0.0/24 as "
+                        "port1.address (line 2)");
+    assert_error(6, 14, "vlan: subnet 198.20.0.0/16 overlaps subnet 198.20.10.0/24 of vlan "
+                        "port0.10 (line 7)");
+    assert_error(7, 15, "vlan: 198.21.0.0 is the network address of 198.21.0.0/24");
+    assert_error(8, 16, "vlan: 'port1.9': expected 'portN.VID a.b.c.d/len' (a port's VLAN and "
+                        "its address)");
+    assert_error(9, 17, "route: port1.7 is not a VLAN sub-interface: no `vlan = port1.7 ...` "
+                        "line");
+    assert_error(10, 18, "route: 198.20.10.0/24 is already connected via port0.10 (vlan, line "
+                         "7)");
+    assert_error(11, 19, "port2.address: subnet 198.20.10.64/28 overlaps subnet 198.20.10.0/24 "
+                         "of vlan port0.10 (line 7)");
+
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n#define CONFIG_NVLANS 0\n");
+    assert_header_has(h, "\n#define CONFIG_VLANS \\\n    { { 0, 0, 0x00000000u, 0 } }\n\n");
+    free(h);
+}
+
 static void test_emitted_routes(void **state)
 {
     char *h;
@@ -1675,7 +1767,7 @@ static void test_emitted_routes(void **state)
     h = emit_to_string(emit_header_of_vals);
     assert_header_has(h, "\n/* route: 3 lines. A static route;");
     assert_header_has(h, "\n#define CONFIG_NROUTES 3\n"
-                         "/* { prefix, len, gateway (0: dev), port } per route, in file order:\n"
+                         "/* { prefix, len, gateway (0: dev), iface } per route, in file order:\n"
                          " *   line 7: 198.51.100.0/24 via 198.19.0.2 (port1)\n"
                          " *   line 8: 0.0.0.0/0 via 198.18.0.254 (port0)\n"
                          " *   line 9: 203.0.113.7/32 dev port3 */\n"
@@ -1719,9 +1811,9 @@ static void test_error_order(void **state)
                            "bogus = 1\n"),                     /* 4 */
                      WS_ERR_INVAL);
     assert_int_equal(errs.count, 7);
-    assert_error(0, 1, "route: gateway 10.9.9.9 is not on any port's subnet");
+    assert_error(0, 1, "route: gateway 10.9.9.9 is not on any interface's subnet");
     assert_error(1, 2, "cores: '0' out of range 1..64 (or 'all')");
-    assert_error(2, 3, "route: gateway 10.9.9.8 is not on any port's subnet");
+    assert_error(2, 3, "route: gateway 10.9.9.8 is not on any interface's subnet");
     assert_error(3, 4, "unknown key 'bogus'");
     assert_error(4, 0, "missing required key 'console.port'");
     assert_error(5, 0, "missing required key 'console.baud'");
@@ -1734,7 +1826,7 @@ static void test_error_order(void **state)
     assert_int_equal(parse(text), WS_ERR_INVAL);
     assert_int_equal(errs.count, CONF_MAX_ERRORS);
     assert_int_equal(errs.dropped, 41 + 4 - CONF_MAX_ERRORS);
-    assert_error(0, 1, "route: gateway 10.9.9.9 is not on any port's subnet");
+    assert_error(0, 1, "route: gateway 10.9.9.9 is not on any interface's subnet");
     assert_error(CONF_MAX_ERRORS - 1, CONF_MAX_ERRORS, "unknown key 'bogus'");
 }
 
@@ -1839,6 +1931,7 @@ int main(void)
         cmocka_unit_test(test_other_keys_stay_single),
         cmocka_unit_test(test_emitted_routes),
         cmocka_unit_test(test_static_neighbours),
+        cmocka_unit_test(test_vlans),
         cmocka_unit_test(test_error_order),
         cmocka_unit_test(test_doc_forwarding_rows),
         cmocka_unit_test(test_shipped_configs),
