@@ -207,7 +207,7 @@ run-iso: all $(if $(filter 82599,$(NIC)),qemu-82599)
 UNIT_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -I. -Ikernel -Iconfig
 UNIT_TESTS := test_config test_console_line test_memmap test_bootinfo test_acpi test_rss \
-	test_neigh test_net_local test_pkb test_intel_ring test_route test_fib test_stats_fmt \
+	test_neigh test_net_local test_pkb test_intel_ring test_route test_vlan test_fib test_stats_fmt \
 	test_ixgbe_model test_ixgbe_model_sfp test_ixgbe_model_fc test_iperf3_proto test_nic_txwd test_netperf_proto
 test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
@@ -219,6 +219,7 @@ test_neigh_SRCS := net/neigh.c
 test_net_local_SRCS := net/local.c net/neigh.c net/inet.c
 test_pkb_SRCS := kernel/pkb.c
 test_route_SRCS := net/route.c net/inet.c
+test_vlan_SRCS :=
 test_fib_SRCS := net/fib.c
 test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
 test_iperf3_proto_SRCS := apps/sink/iperf3_proto.c $(CJSON_DIR)/cJSON.c
