@@ -314,14 +314,28 @@ build/hostsim/wire/gen/config.h: config/wire.conf $(GENCONFIG)
 	@mkdir -p $(dir $@)
 	$(GENCONFIG) $< $@
 
+# router_vlan: the router's addresses on VLAN sub-interfaces instead of the ports (fwd_sim.h,
+# SIM_VLAN): default.conf without the port addresses, with two `vlan` lines.
+build/hostsim/router_vlan/router_vlan.conf: config/default.conf
+	@mkdir -p $(dir $@)
+	sed -e '/^port[01]\.address/d' $< > $@
+	printf 'vlan = port0.10 198.18.0.1/24\nvlan = port1.20 198.19.0.1/24\n' >> $@
+
+build/hostsim/router_vlan/gen/config.h: build/hostsim/router_vlan/router_vlan.conf $(GENCONFIG)
+	@mkdir -p $(dir $@)
+	$(GENCONFIG) $< $@
+
+build/hostsim/fwd_sim_router_vlan: HOSTSIM_CFLAGS += -DSIM_VLAN
+
 build/hostsim/fwd_sim_%: build/hostsim/%/gen/config.h $(HOSTSIM_SRCS) $(wildcard \
 		tests/hostsim/*.h apps/fwd/*.h kernel/*.h net/*.h drivers/nic/*.h drivers/pci/*.h \
 		tests/fakes/*.h)
 	$(HOSTCC) $(HOSTSIM_CFLAGS) -iquote $(dir $<) $(HOSTSIM_SRCS) -o $@
 
-hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire
+hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire build/hostsim/fwd_sim_router_vlan
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_router --quiet --sw-csum --frames $(HOSTSIM_FRAMES)
+	build/hostsim/fwd_sim_router_vlan --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`

@@ -144,10 +144,11 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, const struc
 /* fwd_vlan_ingress: the interface a tagged frame from port `in` belongs to, its tag removed;
  * NULL (the frame freed, counted on the port) when it has none. A priority tag (VID 0) belongs
  * to the port itself. */
-static struct net_port *fwd_vlan_ingress(const struct nic_port *in, unsigned core, struct pkb *b)
+static __attribute__((noinline)) const struct net_port *
+fwd_vlan_ingress(const struct nic_port *in, unsigned core, struct pkb *b)
 {
     struct net_queue_stats *ns = net_queue_stats_of(in->index, core);
-    struct net_port *np = NULL;
+    const struct net_port *np = NULL;
     if (b->len < NET_VLAN_TAGGED_HDR_BYTES) {
         ns->vlan_truncated++;
     } else {
@@ -168,16 +169,12 @@ static struct net_port *fwd_vlan_ingress(const struct nic_port *in, unsigned cor
     return np;
 }
 
-/* fwd_router_frame: to the local stack (ARP, our addresses, everything not IPv4) or routed;
- * a tagged frame first goes to its VLAN sub-interface. */
-static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned core,
-                             struct pkb *b, uint64_t now)
+/* fwd_router_frame: a frame of interface np (port `in`'s own, or a VLAN's with the tag
+ * already off) to the local stack (ARP, our addresses, everything not IPv4) or routed. */
+static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, const struct net_port *np,
+                             unsigned core, struct pkb *b, uint64_t now)
 {
     struct fwd_stats *st = &fwd_stats[in->index][core];
-    struct net_port *np = net_port(in->index);
-    if (net_vlan_is_tagged(b->data, b->len) && (np = fwd_vlan_ingress(in, core, b)) == NULL) {
-        return;
-    }
     bool ipv4 = b->len >= IP_DST_OFF + 4 &&
                 inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV4;
     if (ipv4 && np->has_address) {
@@ -216,31 +213,33 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, unsigned 
  * The router's fast path: a frame that route_ipv4_fast_check passes, bound for a FIB entry that
  * forwards out of a usable port to a next hop whose MAC is known, is forwarded here with the
  * same counters the full path would give it (forwarded, on the ingress port). Anything else,
- * and any doubt, goes to fwd_router_frame unchanged.
+ * and any doubt, goes to fwd_router_frame unchanged. A tagged frame takes it too once its tag
+ * is off (fwd_vlan_ingress), and a next hop on a VLAN gets its tag after the rewrite.
  *
  * Most of a router's traffic goes to few next hops, so the burst remembers the last one it
  * resolved: its egress port (checked usable), its MAC (one neighbour lookup per next hop per
- * burst, as read at that lookup) and the 12 bytes of Ethernet addresses a frame to it gets.
- * Fast frames gather in runs, in the burst's own array, and go to the egress ring as the wire
- * path's do (nic_tx_forward). A run is handed on when the egress changes, before a frame that
- * takes the full path (which queues through the batcher: a later run would overtake it), and
- * at the burst's end, so frames leave each port in the order they came.
+ * burst, as read at that lookup), the 12 bytes of Ethernet addresses a frame to it gets and its
+ * interface's VLAN. Fast frames gather in runs, in the burst's own array, and go to the egress
+ * ring as the wire path's do (nic_tx_forward). A run is handed on when the egress changes,
+ * before a frame that takes the full path (which queues through the batcher: a later run would
+ * overtake it), and at the burst's end, so frames leave each port in the order they came.
  */
 struct fwd_burst_hop {
     int nh;               /* the FIB result it was resolved for; -1: nothing remembered */
     uint32_t next;        /* the next hop's address */
     struct nic_port *out; /* its egress port */
+    const struct net_port *ifc; /* its egress interface */
+    uint16_t vid;         /* ifc's VLAN: the tag frames to it get, 0 for none */
     uint8_t eth[12];      /* destination then source MAC, as a frame's first 12 bytes */
 };
 
 /* fwd_fast_resolve: remember next hop `next` of FIB entry nh (a FORWARD one) if the fast path
- * can send to it now: untagged (a VLAN's frames take the full path, which tags them), its
- * port's link is up, this core's queue on it usable, its MAC known. */
+ * can send to it now: its port's link is up, this core's queue on it usable, its MAC known. */
 static bool fwd_fast_resolve(unsigned core, int nh, uint32_t next, struct fwd_burst_hop *memo)
 {
     struct nic_port *out = nexthop_table[nh].port;
     memo->nh = -1;
-    if (nexthop_table[nh].ifc->vid != 0 || !out->link_up || !nic_queue_usable(out, core) ||
+    if (!out->link_up || !nic_queue_usable(out, core) ||
         !neigh_lookup_use(&nexthop_neighbours, next, memo->eth)) {
         return false;
     }
@@ -248,15 +247,40 @@ static bool fwd_fast_resolve(unsigned core, int nh, uint32_t next, struct fwd_bu
     memo->nh = nh;
     memo->next = next;
     memo->out = out;
+    memo->ifc = nexthop_table[nh].ifc;
+    memo->vid = memo->ifc->vid;
     return true;
 }
 
-/* fwd_router_fast: forward b if the fast path can (TTL and Ethernet addresses rewritten) and
- * return its egress port; NULL, b untouched, for the full path to decide. */
-static struct nic_port *fwd_router_fast(unsigned core, struct pkb *b,
-                                        struct nic_rx_ipv4_verdict v, struct fwd_burst_hop *memo)
+/* fwd_fast_rewrite: what forwarding does to a fast frame: TTL, then the Ethernet addresses. */
+static inline __attribute__((always_inline)) void fwd_fast_rewrite(struct pkb *b,
+                                                                   const struct fwd_burst_hop *memo)
 {
-    uint32_t dst = route_ipv4_fast_check(b->data, b->len, nic_rx_ipv4_csum_ok(v, b));
+    route_ipv4_ttl_decrement(b->data + INET_ETH_HDR_BYTES);
+    __builtin_memcpy(b->data, memo->eth, sizeof(memo->eth));
+}
+
+/* fwd_fast_vlan_out: the fast path's end for a next hop on a VLAN: rewritten and tagged, or
+ * NULL (b untouched, for the full path to count) if the tag would not fit. */
+static __attribute__((noinline, cold)) struct nic_port *
+fwd_fast_vlan_out(unsigned core, struct pkb *b, const struct fwd_burst_hop *memo)
+{
+    if ((unsigned)b->len + NET_VLAN_TAG_BYTES > PKB_DATA_BYTES) {
+        return NULL;
+    }
+    fwd_fast_rewrite(b, memo);
+    net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, memo->vid);
+    net_vlan_stats_of(memo->ifc, core)->tx++;
+    return memo->out;
+}
+
+/* fwd_router_fast: forward b if the fast path can (TTL and Ethernet addresses rewritten, tagged
+ * for a VLAN) and return its egress port; NULL, b untouched, for the full path to decide.
+ * csum_ok: the NIC verified the IPv4 header checksum. */
+static inline __attribute__((always_inline)) struct nic_port *
+fwd_router_fast(unsigned core, struct pkb *b, bool csum_ok, struct fwd_burst_hop *memo)
+{
+    uint32_t dst = route_ipv4_fast_check(b->data, b->len, csum_ok);
     int nh = dst != 0 ? fib_lookup(nexthop_fib, dst) : -1;
     if (nh < 0 || nexthop_table[nh].kind != NEXTHOP_FORWARD) {
         return NULL;
@@ -266,9 +290,19 @@ static struct nic_port *fwd_router_fast(unsigned core, struct pkb *b,
     if ((nh != memo->nh || next != memo->next) && !fwd_fast_resolve(core, nh, next, memo)) {
         return NULL;
     }
-    route_ipv4_ttl_decrement(b->data + INET_ETH_HDR_BYTES);
-    __builtin_memcpy(b->data, memo->eth, sizeof(memo->eth));
+    if (__builtin_expect(memo->vid != 0, 0)) {
+        return fwd_fast_vlan_out(core, b, memo);
+    }
+    fwd_fast_rewrite(b, memo);
     return memo->out;
+}
+
+/* fwd_router_fast_untagged: fwd_router_fast for a frame whose tag came off here (its checksum
+ * is summed: what a NIC reports for a tagged frame is not relied on), out of line. */
+static __attribute__((noinline)) struct nic_port *
+fwd_router_fast_untagged(unsigned core, struct pkb *b, struct fwd_burst_hop *memo)
+{
+    return fwd_router_fast(core, b, false, memo);
 }
 
 /* fwd_fast_run_send: a run of fast-path frames to their egress ring. */
@@ -280,16 +314,13 @@ static inline void fwd_fast_run_send(unsigned core, struct nic_port *out, struct
     }
 }
 
-/* fwd_router_burst: a burst from port `in`, each frame by the fast path or the full one. */
+/* fwd_router_burst: a burst from port `in`, each frame by the fast path or the full one, a
+ * tagged one once its tag is off. */
 static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned core,
                              struct pkb **rx, unsigned n, uint64_t now)
 {
-    if (!net_port(in->index)->has_address) {
-        for (unsigned k = 0; k < n; k++) {
-            fwd_router_frame(fc, in, core, rx[k], now); /* the full path decides for these */
-        }
-        return;
-    }
+    const struct net_port *port_ifc = net_port(in->index);
+    const bool port_addressed = port_ifc->has_address;
     struct nic_rx_ipv4_verdict v = nic_rx_ipv4_verdict_of(in, core);
     struct fwd_burst_hop memo = { .nh = -1 };
     struct nic_port *run_out = NULL;
@@ -299,7 +330,17 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
     }
     for (unsigned k = 0; k < n; k++) {
         struct pkb *b = rx[k];
-        struct nic_port *out = fwd_router_fast(core, b, v, &memo);
+        const struct net_port *np = port_ifc;
+        /* a tagged frame never passes the fast check as it came (its EtherType is the TPID):
+         * only a frame that did not is looked at for a tag */
+        struct nic_port *out =
+            port_addressed ? fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), &memo) : NULL;
+        if (out == NULL && net_vlan_is_tagged(b->data, b->len)) {
+            if ((np = fwd_vlan_ingress(in, core, b)) == NULL) {
+                continue; /* counted and freed: nothing to keep in order */
+            }
+            out = np->has_address ? fwd_router_fast_untagged(core, b, &memo) : NULL;
+        }
         if (out != run_out || out == NULL) {
             fwd_fast_run_send(core, run_out, rx + run, w - run);
             run = w;
@@ -308,7 +349,7 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
         if (out != NULL) {
             rx[w++] = b;
         } else {
-            fwd_router_frame(fc, in, core, b, now);
+            fwd_router_frame(fc, in, np, core, b, now);
         }
     }
     fwd_fast_run_send(core, run_out, rx + run, w - run);

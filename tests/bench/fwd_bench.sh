@@ -36,7 +36,7 @@ SIM_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-pie -fno-omit-frame-poi
 
 make --no-print-directory build/host/genconfig >/dev/null
 
-# build MODE CONF: $OUT/fwd_sim_MODE against CONF's generated header.
+# build MODE CONF [SIM_FLAGS]: $OUT/fwd_sim_MODE against CONF's generated header.
 build() {
     dir="$OUT/fwd_sim_$1.d"
     mkdir -p "$dir/gen"
@@ -50,7 +50,7 @@ build() {
         objs="$objs $obj"
     done
     # shellcheck disable=SC2086
-    "$CC" $SIM_CFLAGS -I. -iquote kernel -iquote "$dir/gen" $SIM_SRCS $objs -no-pie \
+    "$CC" $SIM_CFLAGS ${3:-} -I. -iquote kernel -iquote "$dir/gen" $SIM_SRCS $objs -no-pie \
         -o "$OUT/fwd_sim_$1"
 }
 
@@ -62,17 +62,23 @@ field() {
 mkdir -p "$OUT"
 build wire config/wire.conf
 build router config/default.conf
+# router_vlan: the same router with its addresses on VLAN sub-interfaces (tagged VLAN 10 in on
+# port0, VLAN 20 out on port1; tests/hostsim/fwd_sim.h SIM_VLAN): what a VLAN adds per packet.
+sed -e '/^port[01]\.address/d' config/default.conf > "$OUT/router_vlan.conf"
+printf 'vlan = port0.10 198.18.0.1/24\nvlan = port1.20 198.19.0.1/24\n' >> "$OUT/router_vlan.conf"
+build router_vlan "$OUT/router_vlan.conf" -DSIM_VLAN
 
 echo "== checked runs ($FULL frames, 4 cores, malformed frames mixed in)"
-for mode in wire router; do
+for mode in wire router router_vlan; do
     "$OUT/fwd_sim_$mode" --quiet --frames "$FULL"
 done
 
 have_valgrind=1
 command -v valgrind >/dev/null 2>&1 || have_valgrind=0
-for mode in wire router; do
+router_ir=""
+for mode in wire router router_vlan; do
     target=60
-    [ "$mode" = router ] && target=100
+    [ "$mode" != wire ] && target=100
     echo "== $mode"
     if [ "$have_valgrind" = 1 ]; then
         cg="$OUT/fwd_bench_$mode.callgrind"
@@ -84,6 +90,13 @@ for mode in wire router; do
         awk -v m="$mode" -v ir="$ir" -v n="$fwd" -v t="$target" 'BEGIN {
             printf "%s: %.1f instructions/packet (callgrind Ir in fwd_poll_core / %d forwarded, " \
                    "burst 32; target <= %d)\n", m, ir / n, n, t }'
+        if [ "$mode" = router ]; then
+            router_ir=$(awk -v ir="$ir" -v n="$fwd" 'BEGIN { printf "%.1f", ir / n }')
+        elif [ "$mode" = router_vlan ] && [ -n "$router_ir" ]; then
+            awk -v ir="$ir" -v n="$fwd" -v r="$router_ir" 'BEGIN {
+                printf "router_vlan: a VLAN tag off on the way in and one on on the way out " \
+                       "adds %.1f instructions/packet to the router'"'"'s %.1f\n", ir / n - r, r }'
+        fi
         # Where they go: each function's own instructions per packet (code inlined from a
         # header is charged to it, e.g. ./net/inet.h:route_ipv4_check_and_decrement); then a
         # check that nothing of the fake NIC or the harness was counted.

@@ -47,9 +47,55 @@ static uint64_t sim_rand(struct sim *s)
 
 /* --- injecting ----------------------------------------------------------------------------- */
 
+#ifdef SIM_VLAN
+/* sim_vlan_tag: f as it crosses the wire to `port`: tagged with the port's VLAN (frames too
+ * short for an Ethernet header go as they are). Returns the frame to send, *len updated. */
+static const uint8_t *sim_vlan_tag(unsigned port, const uint8_t *f, uint32_t *len)
+{
+    static uint8_t tagged[3000 + 4];
+    if (*len < 14 || *len + 4 > sizeof(tagged)) {
+        return f;
+    }
+    memcpy(tagged, f, 12);
+    sim_st16(tagged + 12, 0x8100);
+    sim_st16(tagged + 14, SIM_VID(port));
+    memcpy(tagged + 16, f + 12, *len - 12);
+    *len += 4;
+    return tagged;
+}
+
+/* sim_vlan_untag: a frame out of `port` must carry its VLAN's tag; the host sees it without. */
+static void sim_vlan_on_frame(struct sim *s, unsigned port, const uint8_t *f, uint16_t len)
+{
+    static uint8_t inner[PKB_DATA_BYTES];
+    if (len < 18 || sim_ld16(f + 12) != 0x8100 || (sim_ld16(f + 14) & 0xfff) != SIM_VID(port) ||
+        len - 4u > sizeof(inner)) {
+        sim_report_frame(s, ++s->vlan_bad_tag, port ? "port1: not tagged VLAN 20" :
+                         "port0: not tagged VLAN 10", f, len);
+        return;
+    }
+    memcpy(inner, f, 12);
+    memcpy(inner + 12, f + 16, len - 16u);
+    (port ? sim_on_port1 : sim_on_port0)(s, inner, (uint16_t)(len - 4));
+}
+
+static void sim_vlan_on_port0(void *ctx, const uint8_t *f, uint16_t len)
+{
+    sim_vlan_on_frame(ctx, 0, f, len);
+}
+
+static void sim_vlan_on_port1(void *ctx, const uint8_t *f, uint16_t len)
+{
+    sim_vlan_on_frame(ctx, 1, f, len);
+}
+#endif
+
 static bool sim_rx(struct sim *s, unsigned port, unsigned q, const uint8_t *f, uint32_t len,
                    uint32_t err_bits)
 {
+#ifdef SIM_VLAN
+    f = sim_vlan_tag(port, f, &len);
+#endif
     struct fake_inic_rx_opts o = { .rss_hash = 0, .err_bits = err_bits, .status_bits = 0 };
     if (!s->sw_csum) {
         fake_inic_ipv4_status(f, len, IDESC_RX_ERR_82576_IPE, &o); /* as igb's RXCSUM.IPOFL */
@@ -324,16 +370,24 @@ static bool sim_bring_up(struct sim *s)
         sim_fail(s, "bring-up failed (see the fw| lines)");
         return false;
     }
-    if (CONFIG_MODE_ROUTER &&
-        (!net_port(0)->has_address || net_port(0)->ifc.ip != SIM_IP_PORT0 ||
-         !net_port(1)->has_address || net_port(1)->ifc.ip != SIM_IP_PORT1)) {
+#ifdef SIM_VLAN
+    const struct net_port *a = net_iface_at(WS_MAX_PORTS), *b = net_iface_at(WS_MAX_PORTS + 1);
+    void (*on_port0)(void *, const uint8_t *, uint16_t) = sim_vlan_on_port0;
+    void (*on_port1)(void *, const uint8_t *, uint16_t) = sim_vlan_on_port1;
+#else
+    const struct net_port *a = net_port(0), *b = net_port(1);
+    void (*on_port0)(void *, const uint8_t *, uint16_t) = sim_on_port0;
+    void (*on_port1)(void *, const uint8_t *, uint16_t) = sim_on_port1;
+#endif
+    if (CONFIG_MODE_ROUTER && (!a->has_address || a->ifc.ip != SIM_IP_PORT0 ||
+                               !b->has_address || b->ifc.ip != SIM_IP_PORT1)) {
         sim_fail(s, "config/default.conf's port addresses changed: update tests/hostsim");
         return false;
     }
     for (unsigned q = 0; q < s->ncores; q++) {
-        sim_queue(0, q)->ntx.on_frame = sim_on_port0;
+        sim_queue(0, q)->ntx.on_frame = on_port0;
         sim_queue(0, q)->ntx.ctx = s;
-        sim_queue(1, q)->ntx.on_frame = sim_on_port1;
+        sim_queue(1, q)->ntx.on_frame = on_port1;
         sim_queue(1, q)->ntx.ctx = s;
     }
     return true;

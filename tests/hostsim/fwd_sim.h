@@ -17,7 +17,11 @@
 #include "param.h"
 #include "tests/hostsim/sim.h"
 
+#ifdef SIM_VLAN
+#define SIM_MODE "router_vlan"
+#else
 #define SIM_MODE (CONFIG_MODE_ROUTER ? "router" : "wire")
+#endif
 #define SIM_FLOWS 256
 #define SIM_RUN 8 /* a flow sends trains of SIM_RUN frames: reordering inside a burst shows */
 #define SIM_FRAME_BYTES 60 /* a 64-byte frame less the FCS the NIC strips */
@@ -32,6 +36,17 @@
 #define SIM_NS_PER_FRAME 67 /* 64 bytes + preamble + gap = 84 bytes: 67.2 ns at 10 Gbit/s */
 #define SIM_MAX_REPORTS 10  /* per kind of per-frame failure; the rest are only counted */
 #define SIM_DRAIN_ROUNDS 10000
+
+/* SIM_VLAN (the router_vlan build): the same addresses, on VLAN sub-interfaces instead of the
+ * ports (config/default.conf less the port addresses, plus `vlan = port0.10 198.18.0.1/24` and
+ * `vlan = port1.20 198.19.0.1/24`): the wire tags what the hosts send and checks and removes
+ * the tag of what they receive, so the hosts and every check stay as they are. */
+#ifdef SIM_VLAN
+#define SIM_VID(port) ((port) == 0 ? 10 : 20)
+#define SIM_VLAN_MODE " (VLAN 10 in, VLAN 20 out)"
+#else
+#define SIM_VLAN_MODE ""
+#endif
 
 /* The addresses of config/default.conf and the hosts behind the ports. */
 #define SIM_IP_PORT0 0xc6120001u  /* 198.18.0.1 */
@@ -105,6 +120,7 @@ struct sim {
 
     /* port0's sender side: what comes back to host A */
     uint64_t p0_arp_replies, p0_time_exceeded, p0_unreachable, p0_unexpected;
+    uint64_t vlan_bad_tag; /* SIM_VLAN: a frame out of a port without its VLAN's tag */
 
     /* fwd_poll_core timing */
     uint64_t polls, poll_tsc, rdtsc_cost;

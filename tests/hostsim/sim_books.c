@@ -190,6 +190,7 @@ void sim_check_stream_totals(struct sim *s)
     sim_expect(s, "stream frames with changed content", s->bad_payload, 0);
     sim_expect(s, "unexpected frames on port1", s->p1_unexpected, 0);
     sim_expect(s, "unexpected frames on port0", s->p0_unexpected, 0);
+    sim_expect(s, "frames out of a port without its VLAN's tag", s->vlan_bad_tag, 0);
 }
 
 /* sim_check_pools: with traffic stopped, every buffer is in its pool or posted in an RX ring
