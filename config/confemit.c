@@ -446,7 +446,7 @@ static void conf_doc_values(char *buf, size_t size, const struct conf_key *k)
                     "one pair, never with itself", CONF_PORT_COUNT - 1);
         break;
     case CONF_ROUTE:
-        conf_append(buf, size, "`a.b.c.d/len via e.f.g.h` or `a.b.c.d/len dev portN`, len "
+        conf_append(buf, size, "`a.b.c.d/len via e.f.g.h` or `a.b.c.d/len dev portN[.VID]`, len "
                     "%" PRId64 "..%" PRId64 ", no host bits set; at most %d lines (see Routes)",
                     k->min, k->max, CONF_MAX_ROUTES);
         break;

@@ -159,9 +159,9 @@ const struct conf_key conf_keys[] = {
         .min = 0,
         .max = 32,
         .macro = "CONFIG_ROUTES",
-        .doc = "A static route; one per line, the only key that may repeat. `prefix/len via "
-               "gateway`: the port whose subnet holds the gateway is the egress port. `prefix/len "
-               "dev portN`: destinations are on port N's link. The ports' own subnets need no "
+        .doc = "A static route, one per line. `prefix/len via gateway`: the interface (port or "
+               "VLAN) whose subnet holds the gateway is the egress. `prefix/len dev portN` or "
+               "`dev portN.VID`: destinations are on that link. Interfaces' own subnets need no "
                "route line. Longest prefix wins.",
     },
     {
