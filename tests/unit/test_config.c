@@ -1765,7 +1765,7 @@ static void test_emitted_routes(void **state)
                                        "route = 203.0.113.7/32 dev port3\n"),
                      0);
     h = emit_to_string(emit_header_of_vals);
-    assert_header_has(h, "\n/* route: 3 lines. A static route;");
+    assert_header_has(h, "\n/* route: 3 lines. A static route, one per line.");
     assert_header_has(h, "\n#define CONFIG_NROUTES 3\n"
                          "/* { prefix, len, gateway (0: dev), iface } per route, in file order:\n"
                          " *   line 7: 198.51.100.0/24 via 198.19.0.2 (port1)\n"
@@ -1840,7 +1840,7 @@ static void test_doc_forwarding_rows(void **state)
     assert_non_null(strstr(table, "| `mode` | no | `router` | `router`, `wire` | "
                                   "`CONFIG_MODE_ROUTER`, `CONFIG_MODE_WIRE` |"));
     assert_non_null(strstr(table, "| `route` | no | none | `a.b.c.d/len via e.f.g.h` or "
-                                  "`a.b.c.d/len dev portN`, len 0..32, no host bits set; at most "
+                                  "`a.b.c.d/len dev portN[.VID]`, len 0..32, no host bits set; at most "
                                   "64 lines (see Routes) | `CONFIG_NROUTES`, `CONFIG_ROUTES` |"));
     assert_non_null(strstr(table, "| `router.icmp_errors_per_sec` | no | `100` | 0..100000 | "
                                   "`CONFIG_ROUTER_ICMP_PER_SEC` |"));
