@@ -1783,7 +1783,7 @@ static void test_emitted_routes(void **state)
     /* One route: no trailing comma. */
     assert_int_equal(parse(ROUTER_KEYS "route = 10.0.0.0/8 via 198.19.0.200\n"), 0);
     h = emit_to_string(emit_header_of_vals);
-    assert_header_has(h, "\n/* route: 1 line. A static route;");
+    assert_header_has(h, "\n/* route: 1 line. A static route, one per line.");
     assert_header_has(h, "\n#define CONFIG_NROUTES 1\n");
     assert_header_has(h, "\n#define CONFIG_ROUTES \\\n"
                          "    { { 0x0a000000u, 8, 0xc61300c8u, 1 } }\n\n");
@@ -1791,7 +1791,7 @@ static void test_emitted_routes(void **state)
     /* None: a count of 0 and a placeholder, so the initializer is never empty. */
     assert_int_equal(parse(REQUIRED_KEYS), 0);
     h = emit_to_string(emit_header_of_vals);
-    assert_header_has(h, "\n/* route: no lines. A static route;");
+    assert_header_has(h, "\n/* route: no lines. A static route, one per line.");
     assert_header_has(h, "\n#define CONFIG_NROUTES 0\n");
     assert_header_has(h, "\n#define CONFIG_ROUTES \\\n"
                          "    { { 0x00000000u, 0, 0x00000000u, 0 } }\n\n");
