@@ -38,6 +38,23 @@
     }
 
 /*
+ * One port's MTU key: portN.mtu -> CONFIG_PORTN_MTU. Read by net/iface (the router's egress
+ * check, which fragments or answers "fragmentation needed") and the sink's netif.
+ */
+#define CONF_PORT_MTU_KEY(n)                                                                       \
+    {                                                                                              \
+        .name = "port" #n ".mtu",                                                                  \
+        .type = CONF_INT,                                                                          \
+        .def = "1500",                                                                             \
+        .min = 576,                                                                                \
+        .max = 1500,                                                                               \
+        .macro = "CONFIG_PORT" #n "_MTU",                                                          \
+        .doc = "Largest IPv4 datagram sent out of port " #n " and its VLANs, in bytes: a larger "  \
+               "routed one is fragmented, or, with DF set, answered with ICMP fragmentation "      \
+               "needed. Jumbo frames are not supported yet.",                                      \
+    }
+
+/*
  * One port's PCI function key: portN.pci -> CONFIG_PORTN_SLOT_HAS_PCI and CONFIG_PORTN_SLOT_PCI
  * (and CONFIG_PORT_PCI, all four together). Read by
  * the NIC layer (nic_probe_all), which numbers the ports.
@@ -139,6 +156,10 @@ const struct conf_key conf_keys[] = {
     CONF_PORT_ADDRESS_KEY(1),
     CONF_PORT_ADDRESS_KEY(2),
     CONF_PORT_ADDRESS_KEY(3),
+    CONF_PORT_MTU_KEY(0),
+    CONF_PORT_MTU_KEY(1),
+    CONF_PORT_MTU_KEY(2),
+    CONF_PORT_MTU_KEY(3),
     {
         .name = "mode",
         .type = CONF_ENUM,

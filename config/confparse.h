@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #define CONF_LINE_MAX_BYTES 256 /* longest line, without its "\n" or "\r\n" */
-#define CONF_MAX_KEYS 48        /* capacity of struct conf_values; raise when the table grows */
+#define CONF_MAX_KEYS 64        /* capacity of struct conf_values; raise when the table grows */
 #define CONF_MAX_ERRORS 32      /* errors kept; later ones are only counted (conf_errors.dropped) */
 #define CONF_MSG_BYTES 384      /* room for a message quoting a whole over-long value */
 #define CONF_MAX_CHOICES 8      /* most words one key accepts (enum values or aliases) */

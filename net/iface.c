@@ -37,14 +37,22 @@ static void net_iface_share_addresses(void)
     }
 }
 
+/* ", mtu N" (console core, one line at a time) */
+static const char *net_iface_mtu_str(uint16_t mtu)
+{
+    static char buf[16];
+    snprintf(buf, sizeof(buf), ", mtu %u", mtu);
+    return buf;
+}
+
 static void net_iface_say(const struct net_port *np)
 {
     char ip[INET_IPV4_STR_BYTES];
     if (!np->has_address) {
         kprintf("%s: no address\n", np->name);
     } else if (np->vid == 0) {
-        kprintf("%s: address %s/%u\n", np->name, inet_ipv4_str(ip, np->ifc.ip),
-                np->ifc.prefix_len);
+        kprintf("%s: address %s/%u%s\n", np->name, inet_ipv4_str(ip, np->ifc.ip),
+                np->ifc.prefix_len, np->mtu != 1500 ? net_iface_mtu_str(np->mtu) : "");
     } else {
         kprintf("%s: address %s/%u (VLAN %u)\n", np->name, inet_ipv4_str(ip, np->ifc.ip),
                 np->ifc.prefix_len, np->vid);
@@ -59,10 +67,15 @@ static void net_iface_ports(void)
         int prefix;
     } addrs[] = CONFIG_PORT_ADDRESSES;
 
+    static const uint16_t mtus[] = { CONFIG_PORT0_MTU, CONFIG_PORT1_MTU, CONFIG_PORT2_MTU,
+                                     CONFIG_PORT3_MTU };
+    _Static_assert(sizeof(mtus) / sizeof(mtus[0]) == WS_MAX_PORTS, "one MTU per port");
+
     for (unsigned i = 0; i < WS_MAX_PORTS; i++) {
         struct net_port *np = &net_ifaces[i];
         snprintf(np->name, sizeof(np->name), "port%u", i);
         np->ifc.port = (uint16_t)i;
+        np->mtu = mtus[i];
         np->present = i < nic_port_count();
         if (!np->present) {
             continue;
@@ -95,6 +108,7 @@ static void net_iface_vlans(void)
         np->ifc.port = vlans[j].port;
         np->vid = vlans[j].vid;
         np->vlan = (uint8_t)j;
+        np->mtu = net_ifaces[vlans[j].port].mtu;
         np->present = vlans[j].port < nic_port_count();
         if (!np->present) {
             kprintf("%s: port%u is not up; VLAN %u left out\n", np->name, vlans[j].port,

@@ -27,6 +27,7 @@ struct net_port {
     bool present;   /* its port was probed (a sub-interface of an absent port is not) */
     uint16_t vid;   /* 0: the port itself, untagged; 1..4094: a sub-interface, tagged so */
     uint8_t vlan;   /* a sub-interface's index in net_vlan_stats (interface - WS_MAX_PORTS) */
+    uint16_t mtu;   /* largest IPv4 datagram it sends (config portN.mtu; a VLAN has its port's) */
     char name[NET_IFACE_NAME_BYTES]; /* "port0" or "port0.10" */
 };
 

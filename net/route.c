@@ -295,7 +295,7 @@ static uint64_t *route_icmp_suppression(struct route_drop_stats *st, const uint8
  * e.g. a TTL already decremented), never the Ethernet padding behind it.
  */
 static uint16_t route_icmp_build(uint8_t *out, const uint8_t *in_frame, uint16_t quote_len,
-                                 uint8_t type, uint8_t code, uint32_t our_ip,
+                                 uint8_t type, uint8_t code, uint32_t rest, uint32_t our_ip,
                                  const uint8_t our_mac[6])
 {
     const struct inet_eth_hdr *in_eth = (const struct inet_eth_hdr *)in_frame;
@@ -306,12 +306,14 @@ static uint16_t route_icmp_build(uint8_t *out, const uint8_t *in_frame, uint16_t
 
     memmove(out + ROUTE_ICMP_ERROR_HEADROOM_BYTES, in_frame + ROUTE_IP_OFFSET, quote_len);
 
-    /* RFC 792: type, code, checksum, then 32 unused bits that must be zero. */
+    /* RFC 792: type, code, checksum, then 32 bits that are zero but where RFC 1191 puts the
+     * next-hop MTU (rest). */
     uint8_t *icmp = out + ROUTE_ICMP_OFFSET;
     uint16_t icmp_len = (uint16_t)(ROUTE_ICMP_ERROR_HDR_BYTES + quote_len);
     icmp[0] = type;
     icmp[1] = code;
-    memset(icmp + 2, 0, ROUTE_ICMP_ERROR_HDR_BYTES - 2);
+    memset(icmp + 2, 0, 2);
+    inet_store_be32(icmp + 4, rest);
     inet_store_be16(icmp + 2, inet_checksum(icmp, icmp_len));
 
     inet_ipv4_header(out + ROUTE_IP_OFFSET, ROUTE_ICMP_ERROR_TOS,
@@ -339,6 +341,11 @@ static uint16_t route_suppress(uint64_t *reason)
  * against (e.g. tunnel or ESP headers beyond the first 8 bytes); RFC 792's minimum, the header
  * plus 8 bytes of data (all of a shorter datagram), must fit out or nothing is sent.
  */
+static uint16_t route_icmp_make(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
+                                uint16_t in_len, uint8_t type, uint8_t code, uint32_t rest,
+                                uint32_t our_ip, const uint8_t our_mac[6],
+                                struct route_drop_stats *st);
+
 uint16_t route_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
                           uint16_t in_len, uint8_t type, uint8_t code, uint32_t our_ip,
                           const uint8_t our_mac[6], struct route_drop_stats *st)
@@ -346,6 +353,22 @@ uint16_t route_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_fr
     if (!route_icmp_type_supported(type, code)) {
         return route_suppress(&st->icmp_unsupported_type);
     }
+    return route_icmp_make(out, out_bytes, in_frame, in_len, type, code, 0, our_ip, our_mac, st);
+}
+
+uint16_t route_icmp_frag_needed(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
+                                uint16_t in_len, uint16_t mtu, uint32_t our_ip,
+                                const uint8_t our_mac[6], struct route_drop_stats *st)
+{
+    return route_icmp_make(out, out_bytes, in_frame, in_len, ROUTE_ICMP_DEST_UNREACH,
+                           ROUTE_ICMP_CODE_FRAG_NEEDED, mtu, our_ip, our_mac, st);
+}
+
+static uint16_t route_icmp_make(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
+                                uint16_t in_len, uint8_t type, uint8_t code, uint32_t rest,
+                                uint32_t our_ip, const uint8_t our_mac[6],
+                                struct route_drop_stats *st)
+{
     /* RFC 1812 4.3.2.4 wants an address of the sending interface as the source. */
     if (our_ip == 0) {
         return route_suppress(&st->icmp_no_source_address);
@@ -369,7 +392,99 @@ uint16_t route_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_fr
     if (quote > room) {
         quote = room;
     }
-    return route_icmp_build(out, in_frame, (uint16_t)quote, type, code, our_ip, our_mac);
+    return route_icmp_build(out, in_frame, (uint16_t)quote, type, code, rest, our_ip, our_mac);
+}
+
+/* --- fragmentation --------------------------------------------------------------------------- */
+
+/* route_frag_copy_options: the fixed header and the options with the copied flag (bit 7 of the
+ * type) into f->copied, padded with End of Option List to a multiple of 4 (RFC 791 3.1: the
+ * header of fragments after the first). The option list was not checked by route_ipv4_parse:
+ * a length that runs past the header ends the walk (what follows is not copied). */
+static void route_frag_copy_options(struct route_frag *f, const uint8_t *ip)
+{
+    unsigned n = INET_IPV4_HDR_BYTES;
+    memcpy(f->copied, ip, INET_IPV4_HDR_BYTES);
+    for (unsigned i = INET_IPV4_HDR_BYTES; i < f->hlen;) {
+        uint8_t type = ip[i];
+        if (type == 0) {
+            break; /* End of Option List */
+        }
+        if (type == 1) {
+            i++; /* No Operation: one byte, not copied */
+            continue;
+        }
+        unsigned len = i + 1 < f->hlen ? ip[i + 1] : 0;
+        if (len < 2 || i + len > f->hlen) {
+            break;
+        }
+        if (type & 0x80) {
+            memcpy(f->copied + n, ip + i, len);
+            n += len;
+        }
+        i += len;
+    }
+    while (n % 4 != 0) {
+        f->copied[n++] = 0;
+    }
+    f->copied_hlen = (uint8_t)n;
+}
+
+bool route_frag_init(struct route_frag *f, const uint8_t *frame, uint16_t mtu)
+{
+    const uint8_t *ip = frame + ROUTE_IP_OFFSET;
+    uint16_t frag = inet_load_be16(ip + 6);
+    f->frame = frame;
+    f->hlen = (uint16_t)((ip[0] & 0x0f) << 2);
+    f->data_len = (uint16_t)(inet_load_be16(ip + 2) - f->hlen);
+    f->done = 0;
+    f->base_off = (uint16_t)((frag & INET_IPV4_FRAG_OFFSET_MASK) << 3);
+    f->mtu = mtu;
+    f->last_mf = (frag & INET_IPV4_FLAG_MF) != 0;
+    /* an offset beyond 13 bits is no datagram a receiver could reassemble: not cut */
+    if ((frag & INET_IPV4_FLAG_DF) != 0 || mtu < f->hlen + 8u || f->data_len == 0 ||
+        (uint32_t)f->base_off + f->data_len > 0xffffu) {
+        return false;
+    }
+    route_frag_copy_options(f, ip);
+    return true;
+}
+
+uint16_t route_frag_next(struct route_frag *f, uint8_t *out, uint16_t out_bytes)
+{
+    if (f->done >= f->data_len) {
+        return 0;
+    }
+    const uint8_t *ip = f->frame + ROUTE_IP_OFFSET;
+    bool first = f->done == 0;
+    unsigned hlen = first ? f->hlen : f->copied_hlen;
+    unsigned room = ((unsigned)f->mtu - hlen) & ~7u;
+    unsigned left = (unsigned)f->data_len - f->done;
+    unsigned take = left <= room ? left : room;
+    if (room == 0 || ROUTE_IP_OFFSET + hlen + take > out_bytes) {
+        return 0; /* (route_frag_init made room >= 8; a short out is the caller's bug) */
+    }
+    uint8_t *oip = out + ROUTE_IP_OFFSET;
+    memcpy(out, f->frame, ROUTE_IP_OFFSET);
+    memcpy(oip, first ? ip : f->copied, hlen);
+    memcpy(oip + hlen, ip + f->hlen + f->done, take);
+    oip[0] = (uint8_t)(0x40 | hlen >> 2);
+    inet_store_be16(oip + 2, (uint16_t)(hlen + take));
+    bool more = f->done + take < f->data_len || f->last_mf;
+    uint16_t frag = (uint16_t)((inet_load_be16(ip + 6) & ~(INET_IPV4_FLAG_MF |
+                                                          INET_IPV4_FRAG_OFFSET_MASK)) |
+                               (more ? INET_IPV4_FLAG_MF : 0) |
+                               ((f->base_off + f->done) >> 3));
+    inet_store_be16(oip + 6, frag);
+    memset(oip + 10, 0, 2);
+    inet_store_be16(oip + 10, inet_checksum(oip, hlen));
+    f->done = (uint16_t)(f->done + take);
+    unsigned len = ROUTE_IP_OFFSET + hlen + take;
+    if (len < INET_ETH_MIN_FRAME_BYTES) {
+        memset(out + len, 0, INET_ETH_MIN_FRAME_BYTES - len);
+        len = INET_ETH_MIN_FRAME_BYTES;
+    }
+    return (uint16_t)len;
 }
 
 /* --- rate limiting --------------------------------------------------------------------------- */

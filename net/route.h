@@ -21,7 +21,7 @@
 #define ROUTE_ICMP_DEST_UNREACH 3
 #define ROUTE_ICMP_CODE_NET_UNREACH 0
 #define ROUTE_ICMP_CODE_HOST_UNREACH 1
-#define ROUTE_ICMP_CODE_FRAG_NEEDED 4 /* not built: needs the next-hop MTU (RFC 1191 section 4) */
+#define ROUTE_ICMP_CODE_FRAG_NEEDED 4 /* built by route_icmp_frag_needed: it carries the MTU */
 #define ROUTE_ICMP_TIME_EXCEEDED 11
 #define ROUTE_ICMP_CODE_TTL_EXCEEDED 0
 #define ROUTE_ICMP_CODE_REASSEMBLY_EXCEEDED 1
@@ -221,7 +221,7 @@ static inline void route_eth_rewrite(uint8_t *frame, const uint8_t src_mac[6],
  * as keeps the ICMP datagram within 576 bytes (always at least its header + 8 bytes).
  *
  * Builds: type 11 (time exceeded) codes 0-1; type 3 (destination unreachable) codes 0-15 but 4
- * (fragmentation needed would need the next-hop MTU).
+ * (fragmentation needed carries the next-hop MTU: route_icmp_frag_needed).
  *
  * Returns the frame length (never below the 60-byte Ethernet minimum: the smallest error is 62
  * bytes), or 0 when no error may be sent (RFC 1812 4.3.2.7 / RFC 1122 3.2.2: about an ICMP
@@ -238,6 +238,53 @@ static inline void route_eth_rewrite(uint8_t *frame, const uint8_t src_mac[6],
 uint16_t route_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
                           uint16_t in_len, uint8_t type, uint8_t code, uint32_t our_ip,
                           const uint8_t our_mac[6], struct route_drop_stats *st);
+
+/*
+ * route_icmp_frag_needed: route_icmp_error's destination unreachable, fragmentation needed and
+ * DF set (type 3 code 4) about in_frame, with the next-hop MTU mtu in the second half of the
+ * word RFC 792 left unused (RFC 1191 section 4), so the source can lower its path MTU. Same
+ * rules, suppressions and return as route_icmp_error.
+ */
+uint16_t route_icmp_frag_needed(uint8_t *out, uint16_t out_bytes, const uint8_t *in_frame,
+                                uint16_t in_len, uint16_t mtu, uint32_t our_ip,
+                                const uint8_t our_mac[6], struct route_drop_stats *st);
+
+/* --- fragmentation (RFC 791 sections 2.3 and 3.2, RFC 1812 section 5.2.6) -------------------- */
+
+/* The smallest MTU fragmentation works with: a 60-byte header and 8 bytes of data (RFC 791:
+ * "every internet module must be able to forward a datagram of 68 octets without further
+ * fragmentation"). */
+#define ROUTE_MIN_MTU 68
+
+/*
+ * Walking a datagram's fragments: route_frag_init over a checked IPv4 frame (the router's
+ * route_ipv4_check_and_decrement forwarded it: its header is valid, its TTL already lowered),
+ * then route_frag_next for each fragment until it returns 0. The frame is only read.
+ */
+struct route_frag {
+    const uint8_t *frame; /* Ethernet + IPv4, as received (padding beyond total length ignored) */
+    uint16_t hlen;        /* the datagram's header length */
+    uint16_t data_len;    /* its data: total length - hlen */
+    uint16_t done;        /* data bytes already in fragments */
+    uint16_t base_off;    /* the datagram's own fragment offset, in bytes (it may be a fragment) */
+    uint16_t mtu;
+    bool last_mf;         /* the datagram's own MF: the last fragment keeps it */
+    uint8_t copied_hlen;  /* the header of later fragments: the fixed part and the options whose
+                           * copied flag is set (RFC 791 3.1), padded to 32 bits */
+    uint8_t copied[INET_IPV4_MAX_HDR_BYTES]; /* that header, but for its length/offset/checksum */
+};
+
+/* route_frag_init: prepare to cut the frame's datagram into fragments of at most mtu bytes
+ * (68..65535). False if it cannot be cut: DF set, the options leave no 8 data bytes, it has
+ * no data, or its own offset plus its data pass 65535 (no offset could say where they go). */
+bool route_frag_init(struct route_frag *f, const uint8_t *frame, uint16_t mtu);
+
+/* route_frag_next: build the next fragment as a whole Ethernet frame in out (out_bytes long:
+ * 14 + mtu always suffices), Ethernet addresses and type copied from the datagram's frame.
+ * Returns its length, padded to the 60-byte minimum, or 0 when every byte has gone. Data is cut
+ * at multiples of 8 bytes, each fragment's offset and MF set, its checksum computed; the first
+ * keeps every option, later ones the copied ones. */
+uint16_t route_frag_next(struct route_frag *f, uint8_t *out, uint16_t out_bytes);
 
 /* --- rate limiting (RFC 1812 section 4.3.2.8) ------------------------------------------------- */
 

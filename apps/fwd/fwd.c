@@ -72,13 +72,18 @@ WS_INIT(fwd, INIT_APPS, true, fwd_init_step); /* routing table from the baked ro
 /* --- router mode ----------------------------------------------------------------------------- */
 
 /* fwd_icmp_error: turn frame b, received on interface np of port `in`, into an ICMP error
- * about itself and send it back out of that interface, if the limiter allows; else free it. */
+ * about itself and send it back out of that interface, if the limiter allows; else free it.
+ * mtu: the next-hop MTU of a "fragmentation needed" (type 3 code 4), unused otherwise. */
 static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
-                           unsigned core, struct pkb *b, uint8_t type, uint8_t code, uint64_t now)
+                           unsigned core, struct pkb *b, uint8_t type, uint8_t code, uint16_t mtu,
+                           uint64_t now)
 {
     uint16_t n = 0;
     if (!route_ratelimit_allow(&fc->icmp, now)) {
         st->icmp_ratelimited++;
+    } else if (type == ROUTE_ICMP_DEST_UNREACH && code == ROUTE_ICMP_CODE_FRAG_NEEDED) {
+        n = route_icmp_frag_needed(b->data, PKB_DATA_BYTES, b->data, b->len, mtu, np->ifc.ip,
+                                   np->ifc.mac, &st->route);
     } else {
         n = route_icmp_error(b->data, PKB_DATA_BYTES, b->data, b->len, type, code, np->ifc.ip,
                              np->ifc.mac, &st->route);
@@ -92,6 +97,59 @@ static void fwd_icmp_error(struct fwd_core *fc, struct fwd_stats *st, const stru
     nexthop_send(core, np, b);
 }
 
+/* fwd_fragment: datagram b, Ethernet addresses rewritten, cut into fragments for hop's MTU
+ * and sent (f prepared by route_frag_init); one outcome for the datagram. Consumes b. */
+static void fwd_fragment(struct fwd_stats *st, const struct nexthop *hop, unsigned core,
+                         struct pkb *b, struct route_frag *f)
+{
+    bool whole = true;
+    for (;;) {
+        struct pkb *fr = pkb_alloc(nic_pool(core));
+        if (fr == NULL) {
+            whole = false; /* the pool's alloc_fail counts it too */
+            break;
+        }
+        /* room for a tag: nexthop_send puts one on for a VLAN */
+        uint16_t n = route_frag_next(f, fr->data, PKB_DATA_BYTES - NET_VLAN_TAG_BYTES);
+        if (n == 0) {
+            pkb_free(fr, (uint16_t)core);
+            break;
+        }
+        fr->len = n;
+        fr->forwarded = 0; /* fragments are not the datagram: counted here, not at completion */
+        st->fragments_sent++;
+        nexthop_send(core, hop->ifc, fr);
+    }
+    if (whole) {
+        st->fragmented++;
+    } else {
+        st->frag_failed++;
+    }
+    pkb_free(b, (uint16_t)core);
+}
+
+/* fwd_too_big: datagram b (checked, TTL lowered) is larger than hop's MTU: fragmented (RFC 791
+ * 2.3), or with DF set dropped with ICMP fragmentation needed giving the MTU (RFC 1191 section
+ * 4, RFC 1812 5.2.6). Consumes b. */
+static void fwd_too_big(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
+                        const struct nexthop *hop, unsigned core, struct pkb *b,
+                        const uint8_t mac[6], uint64_t now)
+{
+    uint16_t frag = inet_load_be16(b->data + INET_ETH_HDR_BYTES + 6);
+    struct route_frag f;
+    if ((frag & INET_IPV4_FLAG_DF) != 0) {
+        st->frag_needed++;
+        fwd_icmp_error(fc, st, np, core, b, ROUTE_ICMP_DEST_UNREACH, ROUTE_ICMP_CODE_FRAG_NEEDED,
+                       hop->ifc->mtu, now);
+    } else if (!route_frag_init(&f, b->data, hop->ifc->mtu)) {
+        st->frag_failed++;
+        pkb_free(b, (uint16_t)core);
+    } else {
+        route_eth_rewrite(b->data, hop->port->mac, mac);
+        fwd_fragment(st, hop, core, b, &f);
+    }
+}
+
 /* fwd_route_one: a frame the router may forward (IPv4, not for us), received on interface np;
  * nh is the FIB's answer for its destination, looked up before the header was checked.
  * Consumes b. */
@@ -102,7 +160,7 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, const struc
     enum route_verdict v = route_ipv4_check_and_decrement(b->data, b->len, &st->route, &dst);
     if (v == ROUTE_TTL_EXPIRED) {
         fwd_icmp_error(fc, st, np, core, b, ROUTE_ICMP_TIME_EXCEEDED, ROUTE_ICMP_CODE_TTL_EXCEEDED,
-                       now);
+                       0, now);
         return;
     }
     if (v != ROUTE_FORWARD) {
@@ -112,7 +170,7 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, const struc
     if (nh < 0) {
         st->no_route++;
         fwd_icmp_error(fc, st, np, core, b, ROUTE_ICMP_DEST_UNREACH, ROUTE_ICMP_CODE_NET_UNREACH,
-                       now);
+                       0, now);
         return;
     }
     const struct nexthop *hop = &nexthop_table[nh];
@@ -131,6 +189,9 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, const struc
     } else if (!neigh_lookup_use(&nexthop_neighbours, next, mac)) {
         st->arp_unresolved++;
         nexthop_arp_request(core, hop->ifc, next, now);
+    } else if (inet_load_be16(b->data + INET_ETH_HDR_BYTES + 2) > hop->ifc->mtu) {
+        fwd_too_big(fc, st, np, hop, core, b, mac, now);
+        return;
     } else {
         route_eth_rewrite(b->data, out->mac, mac);
         b->forwarded = 1;
@@ -230,6 +291,7 @@ struct fwd_burst_hop {
     struct nic_port *out; /* its egress port */
     const struct net_port *ifc; /* its egress interface */
     uint16_t vid;         /* ifc's VLAN: the tag frames to it get, 0 for none */
+    uint16_t mtu;         /* ifc's MTU: a larger datagram takes the full path */
     uint8_t eth[12];      /* destination then source MAC, as a frame's first 12 bytes */
 };
 
@@ -249,6 +311,7 @@ static bool fwd_fast_resolve(unsigned core, int nh, uint32_t next, struct fwd_bu
     memo->out = out;
     memo->ifc = nexthop_table[nh].ifc;
     memo->vid = memo->ifc->vid;
+    memo->mtu = memo->ifc->mtu;
     return true;
 }
 
@@ -289,6 +352,9 @@ fwd_router_fast(unsigned core, struct pkb *b, bool csum_ok, struct fwd_burst_hop
     uint32_t next = gw != 0 ? gw : dst;
     if ((nh != memo->nh || next != memo->next) && !fwd_fast_resolve(core, nh, next, memo)) {
         return NULL;
+    }
+    if (inet_load_be16(b->data + INET_ETH_HDR_BYTES + 2) > memo->mtu) {
+        return NULL; /* too big for the egress: fragmented or refused by the full path */
     }
     if (__builtin_expect(memo->vid != 0, 0)) {
         return fwd_fast_vlan_out(core, b, memo);

@@ -26,6 +26,12 @@ struct fwd_stats {
     uint64_t egress_no_queue;   /* the egress port has no TX queue for this core */
     uint64_t egress_link_down;  /* the egress port's link is down */
     uint64_t wire_no_peer;      /* wire mode: the port is in no pair */
+    uint64_t frag_needed;       /* larger than the egress MTU with DF set: dropped (ICMP
+                                 * fragmentation needed, with the MTU, rate limited) */
+    uint64_t fragmented;        /* larger than the egress MTU: sent on as fragments */
+    uint64_t frag_failed;       /* larger than the egress MTU and not cut (options leave no
+                                 * room, an offset past 65535) or a buffer ran out: dropped */
+    uint64_t fragments_sent;    /* the fragments those made (not frame outcomes) */
     uint64_t icmp_errors_sent;  /* time exceeded / unreachable sent (not frame outcomes) */
     uint64_t icmp_ratelimited;  /* ICMP errors refused by the rate limiter */
     struct route_drop_stats route;

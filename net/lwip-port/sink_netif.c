@@ -143,11 +143,16 @@ static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t
     return ERR_OK;
 }
 
+/* The MTU every netif gets: the smallest of the addressed ports' (portN.mtu). lwIP's own
+ * choice of netif need not be the port the FIB sends by (sink_netif_output), so only the
+ * smallest keeps every segment within the MTU of whichever port it leaves by. */
+static uint16_t sink_netif_mtu = 1500;
+
 static err_t sink_netif_setup(struct netif *n)
 {
     n->name[0] = 'p';
     n->name[1] = (char)('0' + ((const struct nic_port *)n->state)->index % 10);
-    n->mtu = 1500;
+    n->mtu = sink_netif_mtu;
     n->output = sink_netif_output;
     n->flags = NETIF_FLAG_BROADCAST;
     return ERR_OK;
@@ -157,6 +162,11 @@ unsigned sink_netif_init(unsigned core)
 {
     unsigned added = 0;
     sink_core = core;
+    for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
+        if (net_port(i)->has_address && net_port(i)->mtu < sink_netif_mtu) {
+            sink_netif_mtu = net_port(i)->mtu;
+        }
+    }
     for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
         struct nic_port *p = nic_port(i);
         struct net_iface *ifc = &net_port(i)->ifc;

@@ -77,6 +77,8 @@ static void fsp_port_up(unsigned i, bool has_address, uint32_t ip, uint8_t prefi
     np->ifc.ip = has_address ? ip : 0;
     np->ifc.prefix_len = prefix;
     np->ifc.port = (uint16_t)i;
+    np->mtu = 1500;
+    np->present = true;
     p->q = fsp_alloc(64, FSP_CORES * sizeof(struct nic_queue));
     for (unsigned q = 0; q < FSP_CORES; q++) {
         p->q[q].tx.core = (uint16_t)q;

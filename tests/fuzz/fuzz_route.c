@@ -1,7 +1,8 @@
 /*
  * tests/fuzz/fuzz_route.c: libFuzzer harness for the router's per-frame decisions in
- * net/route.c: route_ipv4_check_and_decrement and route_icmp_error (into a separate buffer of
- * exactly out_bytes, and in place over the frame itself).
+ * net/route.c: route_ipv4_check_and_decrement, route_frag_init/route_frag_next and
+ * route_icmp_error (into a separate buffer of exactly out_bytes, and in place over the frame
+ * itself).
  *
  * Input: 5 header bytes, then the frame:
  *   byte 0  bits 0-1  separate output buffer: ROUTE_ICMP_ERROR_MAX_FRAME_BYTES / byte 1 bytes /
@@ -11,7 +12,8 @@
  *           bit 4     the port has no IPv4 address (our_ip 0)
  *           bits 5-7  error asked for: 11/0, 11/1, 3/0, 3/1, 3/(byte 2 & 15), 3/4, raw (byte 3
  *                     type, byte 2 code), 11/(byte 2)
- *   byte 1  a size; byte 2 a code; byte 3 a type
+ *   byte 1  a size (also the MTU a forwarded datagram is cut for: 68 + 6 x byte 1);
+ *           byte 2 a code; byte 3 a type
  *   byte 4  bit 0: the harness rewrites the frame's IPv4 header checksum first (a fuzzer cannot
  *           keep it valid by itself; see fuzz_fix_checksums)
  *
@@ -19,7 +21,8 @@
  * would not forward, and its TTL update gives the same bytes; forwarding's verdict equals a reference written from RFC 1812 5.2.2/5.3.7/5.3.4
  * (validity, address classes, TTL); on ROUTE_FORWARD the TTL is one less, only TTL and checksum
  * changed, the checksum verifies and equals a full recompute; otherwise the frame and *dst_out
- * are untouched and exactly one frame-drop counter grew (route_frame_drops_total + 1). An ICMP
+ * are untouched and exactly one frame-drop counter grew (route_frame_drops_total + 1); a
+ * forwarded datagram cut into fragments gives them back whole (fr_check_fragments). An ICMP
  * error is built exactly when a reference of RFC 1812 4.3.2.7 says it may be and it fits; then
  * it is <= out_bytes, at least 62 bytes, addressed back to the sender, with valid IPv4 and ICMP
  * checksums and the datagram quoted from its header on (RFC 792's minimum up to 548 bytes);
@@ -130,7 +133,54 @@ FUZZ_UNTRACED static uint64_t fr_suppressions(const struct route_drop_stats *st)
     return n;
 }
 
-static void fr_check_forward(const uint8_t *in, uint16_t len)
+/*
+ * fr_check_fragments: a datagram the router forwards (f, len), cut for mtu: route_frag_init
+ * refuses exactly DF, no room for 8 data bytes after the header, no data, an offset past 65535;
+ * otherwise each fragment fits the MTU and out_bytes, has a valid checksum, the datagram's
+ * addresses, ID, TTL and protocol, a 20-byte-or-longer header, data at contiguous offsets in
+ * multiples of 8 but the last, MF on all but the last (which keeps the datagram's), and the
+ * data put back together is the datagram's. A fragment's buffer is exactly 14 + mtu bytes.
+ */
+static FUZZ_UNTRACED void fr_check_fragments(const uint8_t *f, uint16_t mtu)
+{
+    static uint8_t data[65536];
+    const uint8_t *ip = f + 14;
+    unsigned hlen = (ip[0] & 15u) * 4, total = inet_load_be16(ip + 2);
+    unsigned fw = inet_load_be16(ip + 6), base = (fw & 0x1fffu) * 8;
+    bool refuse = (fw & 0x4000u) != 0 || mtu < hlen + 8 || total == hlen ||
+                  base + (total - hlen) > 0xffffu;
+    struct route_frag fr;
+    FUZZ_CHECK(route_frag_init(&fr, f, mtu) == !refuse);
+    if (refuse) {
+        return;
+    }
+    uint16_t out_bytes = (uint16_t)(14 + mtu);
+    uint8_t *out = malloc(out_bytes);
+    FUZZ_CHECK(out != NULL);
+    unsigned got = 0;
+    bool mf = true;
+    for (uint16_t n; (n = route_frag_next(&fr, out, out_bytes)) != 0;) {
+        const uint8_t *o = out + 14;
+        unsigned oh = (o[0] & 15u) * 4, ot = inet_load_be16(o + 2);
+        unsigned ofw = inet_load_be16(o + 6);
+        FUZZ_CHECK(mf && (o[0] >> 4) == 4 && oh >= 20 && ot > oh && ot <= mtu);
+        FUZZ_CHECK(n <= out_bytes && n == (ot + 14 < 60 ? 60 : ot + 14));
+        FUZZ_CHECK(memcmp(out, f, 14) == 0 && memcmp(o + 12, ip + 12, 8) == 0);
+        FUZZ_CHECK(memcmp(o + 4, ip + 4, 2) == 0 && o[8] == ip[8] && o[9] == ip[9]);
+        FUZZ_CHECK(inet_checksum(o, oh) == 0);
+        FUZZ_CHECK((ofw & 0x1fffu) * 8 == base + got && (ofw & 0x4000u) == 0);
+        mf = (ofw & 0x2000u) != 0;
+        FUZZ_CHECK(got + (ot - oh) <= total - hlen);
+        memcpy(data + got, o + oh, ot - oh);
+        got += ot - oh;
+        FUZZ_CHECK(got == total - hlen || (mf && (ot - oh) % 8 == 0));
+    }
+    FUZZ_CHECK(got == total - hlen && memcmp(data, ip + hlen, got) == 0);
+    FUZZ_CHECK(mf == ((fw & 0x2000u) != 0));
+    free(out);
+}
+
+static void fr_check_forward(const uint8_t *in, uint16_t len, uint16_t mtu)
 {
     uint8_t *f = fuzz_alloc_copy(in, len, len);
     struct route_drop_stats st;
@@ -176,6 +226,7 @@ static void fr_check_forward(const uint8_t *in, uint16_t len)
         FUZZ_CHECK(memcmp(g, f, len) == 0);
         free(g);
     }
+    fr_check_fragments(f, mtu);
     free(f);
 }
 
@@ -318,7 +369,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint32_t our_ip = (variant & FR_NO_IP) ? 0 : FR_OUR_IP;
 
-    fr_check_forward(frame, len);
+    fr_check_forward(frame, len, (uint16_t)(ROUTE_MIN_MTU + size_b * 6)); /* 68..1598 */
 
     uint16_t n;
     free(fr_error_separate(frame, len, out_bytes, type, code, our_ip, &n));

@@ -441,7 +441,7 @@ uint64_t xs_fwd_drops(const struct fwd_stats *st)
 {
     return st->no_route + st->arp_unresolved + st->dst_directed_broadcast +
            st->dst_other_port_address + st->egress_no_queue + st->egress_link_down +
-           st->wire_no_peer;
+           st->wire_no_peer + st->frag_needed + st->fragmented + st->frag_failed;
 }
 
 /* Free descriptors the NIC may fill on port0 queue q: RDT - RDH. */

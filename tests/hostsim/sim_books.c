@@ -20,7 +20,7 @@ static uint64_t sim_fwd_drops(const struct fwd_stats *st)
 {
     return st->no_route + st->arp_unresolved + st->dst_directed_broadcast +
            st->dst_other_port_address + st->egress_no_queue + st->egress_link_down +
-           st->wire_no_peer;
+           st->wire_no_peer + st->frag_needed + st->fragmented + st->frag_failed;
 }
 
 

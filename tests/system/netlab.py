@@ -128,9 +128,10 @@ class Lab:
                     self.guest.expect(rx.pattern, 0)  # fails with the console in the message
                 time.sleep(0.05)
 
-    def ping(self, port, size=56, count=3, timeout=20, dst=None, ttl=None):
-        """ping from port's host to the appliance's address on that wire, or to dst."""
-        extra = ["-t", str(ttl)] if ttl else []
+    def ping(self, port, size=56, count=3, timeout=20, dst=None, ttl=None, extra=()):
+        """ping from port's host to the appliance's address on that wire, or to dst; extra:
+        more ping options (e.g. ["-M", "do"])."""
+        extra = (["-t", str(ttl)] if ttl else []) + list(extra)
         return ns_run(self.nss[port], "ping", "-c", str(count), "-i", "0.2", "-W", "2",
                       "-s", str(size), *extra, dst or self.hosts[port][1], check=False,
                       timeout=timeout)

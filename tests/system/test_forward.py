@@ -72,7 +72,8 @@ def check_forward_conservation(q):
              sum(v for k, v in q.items() if k.startswith("drop_")))
     fwd = (q["fwd_forwarded"] + q["fwd_no_route"] + q["fwd_arp_unresolved"] +
            q["fwd_dst_directed_broadcast"] + q["fwd_dst_other_port_address"] +
-           q["fwd_egress_no_queue"] + q["fwd_egress_link_down"] + q["fwd_wire_no_peer"])
+           q["fwd_egress_no_queue"] + q["fwd_egress_link_down"] + q["fwd_wire_no_peer"] +
+           q["fwd_frag_needed"] + q["fwd_fragmented"] + q["fwd_frag_failed"])
     route = sum(v for k, v in q.items() if k.startswith("route_") and not
                 k.startswith("route_icmp_"))
     assert q["rx_packets"] == local + fwd + route, q

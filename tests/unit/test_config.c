@@ -973,7 +973,7 @@ static void test_shipped_configs(void **state)
 {
     static struct conf_values def, test, busy, wire, reboot;
     static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
-                                             NULL };
+                                             "port1.mtu", NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",

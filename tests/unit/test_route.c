@@ -1162,10 +1162,144 @@ static void test_fast_check_against_full(void **state)
                   full_only);
 }
 
+/* --- fragmentation needed and fragmentation ---------------------------------------------------- */
+
+static void test_icmp_frag_needed(void **state)
+{
+    (void)state;
+    uint16_t len = build_ipv4(buf, our_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 0, 1400);
+    set_frag(buf, INET_IPV4_FLAG_DF);
+    memset(&st, 0, sizeof(st));
+    uint16_t n = route_icmp_frag_needed(out, BUF_BYTES, buf, len, 1280, OUR_IP, our_mac, &st);
+    assert_int_equal(n, 14 + 576);
+    const uint8_t *icmp = out + 14 + 20;
+    assert_int_equal(icmp[0], 3);
+    assert_int_equal(icmp[1], 4);
+    assert_int_equal(inet_load_be16(icmp + 4), 0);    /* unused half (RFC 1191 section 4) */
+    assert_int_equal(inet_load_be16(icmp + 6), 1280); /* the next-hop MTU */
+    assert_int_equal(ref_csum(icmp, 576 - 20), 0);
+    assert_memory_equal(icmp + 8, buf + 14, 576 - 20 - 8);
+    assert_only_counter(NULL);
+    /* the same suppressions as every error: not about a non-initial fragment */
+    set_frag(buf, INET_IPV4_FLAG_DF | 7);
+    assert_int_equal(route_icmp_frag_needed(out, BUF_BYTES, buf, len, 1280, OUR_IP, our_mac, &st),
+                     0);
+    assert_only_counter("icmp_about_fragment");
+}
+
+/* Every fragment of frame (len bytes) cut for mtu: checked one by one, then their data put
+ * back together must be the datagram's. Returns how many there were. */
+static unsigned cut_and_check(const uint8_t *frame, uint16_t mtu, unsigned later_hlen)
+{
+    static uint8_t frag[BUF_BYTES], data[65536];
+    const uint8_t *ip = frame + 14;
+    unsigned hlen = ip_hlen(frame), total = inet_load_be16(ip + 2);
+    unsigned base = (inet_load_be16(ip + 6) & INET_IPV4_FRAG_OFFSET_MASK) * 8u;
+    bool orig_mf = (inet_load_be16(ip + 6) & INET_IPV4_FLAG_MF) != 0;
+    struct route_frag f;
+    assert_true(route_frag_init(&f, frame, mtu));
+    unsigned count = 0, got = 0;
+    bool last_mf = true;
+    for (uint16_t n; (n = route_frag_next(&f, frag, BUF_BYTES)) != 0; count++) {
+        const uint8_t *fip = frag + 14;
+        unsigned fh = ip_hlen(frag), ftotal = inet_load_be16(fip + 2);
+        unsigned off = (inet_load_be16(fip + 6) & INET_IPV4_FRAG_OFFSET_MASK) * 8u;
+        assert_true(last_mf); /* nothing after the last fragment */
+        assert_memory_equal(frag, frame, 14);   /* Ethernet header copied */
+        assert_int_equal(fh, count == 0 ? hlen : later_hlen);
+        assert_memory_equal(fip + 12, ip + 12, 8); /* addresses */
+        assert_int_equal(inet_load_be16(fip + 4), inet_load_be16(ip + 4)); /* one ID */
+        assert_int_equal(fip[8], ip[8]);
+        assert_int_equal(fip[9], ip[9]);
+        assert_true(ftotal <= mtu);
+        assert_int_equal(ref_csum(fip, fh), 0);
+        assert_int_equal(n, ftotal + 14 < 60 ? 60 : ftotal + 14);
+        assert_int_equal(off, base + got);      /* contiguous, in order */
+        last_mf = (inet_load_be16(fip + 6) & INET_IPV4_FLAG_MF) != 0;
+        if (last_mf && got + ftotal - fh < total - hlen) {
+            assert_int_equal((ftotal - fh) % 8, 0); /* only the last may end off a multiple */
+        }
+        memcpy(data + got, fip + fh, ftotal - fh);
+        got += ftotal - fh;
+    }
+    assert_int_equal(got, total - hlen);
+    assert_memory_equal(data, ip + hlen, got);
+    assert_int_equal(last_mf, orig_mf); /* the last keeps the datagram's own MF */
+    assert_int_equal(route_frag_next(&f, frag, BUF_BYTES), 0);
+    return count;
+}
+
+static void test_fragment_plain(void **state)
+{
+    (void)state;
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 0, 1480);
+    /* 1480 bytes in 576: (576 - 20) & ~7 = 552 per fragment: 552 + 552 + 376 */
+    assert_int_equal(cut_and_check(buf, 576, 20), 3);
+    assert_int_equal(cut_and_check(buf, 1280, 20), 2);
+    assert_int_equal(cut_and_check(buf, 68, 20), 1480 / 48 + 1);
+    assert_int_equal(cut_and_check(buf, 1499, 20), 2);
+}
+
+static void test_fragment_options_copied_or_not(void **state)
+{
+    (void)state;
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 12, 1000);
+    uint8_t *opt = buf + 14 + 20;
+    static const uint8_t opts[12] = { 0x94, 4, 0, 0,             /* router alert: copied */
+                                      0x07, 7, 4, 0, 0, 0, 0,    /* record route: not */
+                                      0x00 };
+    memcpy(opt, opts, sizeof(opts));
+    fix_ip_csum(buf);
+    assert_int_equal(cut_and_check(buf, 576, 24), 2); /* later headers: 20 + 4 */
+    static uint8_t frag[BUF_BYTES];
+    struct route_frag f;
+    assert_true(route_frag_init(&f, buf, 576));
+    assert_true(route_frag_next(&f, frag, BUF_BYTES) > 0);
+    assert_memory_equal(frag + 14 + 20, opts, 12);     /* the first keeps them all */
+    assert_true(route_frag_next(&f, frag, BUF_BYTES) > 0);
+    assert_memory_equal(frag + 14 + 20, opts, 4);      /* later: the copied one only */
+}
+
+static void test_fragment_of_a_fragment(void **state)
+{
+    (void)state;
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 0, 1200);
+    set_frag(buf, INET_IPV4_FLAG_MF | 100); /* bytes 800.. of a larger datagram */
+    assert_int_equal(cut_and_check(buf, 576, 20), 3);
+    set_frag(buf, 100); /* its last piece: the last new fragment has MF clear */
+    assert_int_equal(cut_and_check(buf, 576, 20), 3);
+}
+
+static void test_fragment_refused(void **state)
+{
+    (void)state;
+    struct route_frag f;
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 0, 1400);
+    set_frag(buf, INET_IPV4_FLAG_DF);
+    assert_false(route_frag_init(&f, buf, 576));              /* DF */
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 40, 1000);
+    assert_false(route_frag_init(&f, buf, 67));               /* 60-byte header, no 8 */
+    assert_true(route_frag_init(&f, buf, 68));
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 0, 1400);
+    set_frag(buf, 8100);                                      /* 64800 + 1400 > 65535 */
+    assert_false(route_frag_init(&f, buf, 576));
+    /* a hostile option length only ends the copy: nothing beyond the header is read */
+    build_ipv4(buf, next_mac, SRC_IP, DST_IP, INET_PROTO_UDP, 8, 600);
+    uint8_t *opt = buf + 14 + 20;
+    opt[0] = 0x94, opt[1] = 200;
+    fix_ip_csum(buf);
+    assert_int_equal(cut_and_check(buf, 576, 20), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_counter_table, setup),
+        cmocka_unit_test_setup(test_icmp_frag_needed, setup),
+        cmocka_unit_test_setup(test_fragment_plain, setup),
+        cmocka_unit_test_setup(test_fragment_options_copied_or_not, setup),
+        cmocka_unit_test_setup(test_fragment_of_a_fragment, setup),
+        cmocka_unit_test_setup(test_fragment_refused, setup),
         cmocka_unit_test_setup(test_forward_basic, setup),
         cmocka_unit_test_setup(test_forward_padded, setup),
         cmocka_unit_test_setup(test_forward_fragments, setup),
