@@ -131,7 +131,8 @@ $(OBJ)/%.o: %.c $(GEN)/config.h $(GEN)/gitrev.h $(NEWLIB_STAMP)
 	@$(CC) $(KCFLAGS) -c $< -o $@
 
 # Each tree's stamp (phase 0 guarantees it) changes whenever tools/fetch-sources unpacks it anew.
-$(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c build/src/.stamp-lwip $(GEN)/config.h $(NEWLIB_STAMP)
+$(OBJ)/lwip/%.o: $(LWIP_DIR)/%.c build/src/.stamp-lwip $(GEN)/config.h $(NEWLIB_STAMP) \
+		$(wildcard net/lwip-port/*.h net/lwip-port/arch/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      lwip/$*.c"
 	@$(CC) $(LWIP_CFLAGS) -c $< -o $@
@@ -339,8 +340,8 @@ hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire build/hostsim/f
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`
-# commands), busy (busy polling), wire (wire mode), reboot (test, with panic = reboot) and
-# slots (ports pinned to PCI functions), on
+# commands), busy (busy polling), wire (wire mode), reboot (test, with panic = reboot),
+# slots (ports pinned to PCI functions) and jumbo (MTU 9000), on
 # igb and (tests marked BOTH_NICS, and the Linux referee) on the emulated 82599.
 test-system:
 	@[ "$$(id -u)" = 0 ] || { echo "test-system: the QEMU tests make taps and network namespaces and need root: run it as root or with sudo (make unit hostsim test-model need none)"; exit 1; }
@@ -351,6 +352,7 @@ test-system:
 	$(MAKE) --no-print-directory BUILD=build/wire CONFIG=config/wire.conf build/wire/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/slots CONFIG=config/slots.conf build/slots/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/jumbo CONFIG=config/jumbo.conf build/jumbo/wirespeed.elf
 	$(PYTHON) -m pytest -q -rs tests/system
 
 test: check-readme check-layers unit hostsim test-model fuzz-smoke test-system
@@ -395,7 +397,7 @@ bench: all build/bench/udpgen build/bench/handoff_bench
 	tests/bench/sink_bench.sh
 
 clean:
-	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/unit build/host build/hostsim build/bench build/fuzz
+	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/slots build/jumbo build/unit build/host build/hostsim build/bench build/fuzz
 
 distclean:
 	rm -rf build

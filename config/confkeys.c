@@ -47,11 +47,11 @@
         .type = CONF_INT,                                                                          \
         .def = "1500",                                                                             \
         .min = 576,                                                                                \
-        .max = 1500,                                                                               \
+        .max = 9000,                                                                               \
         .macro = "CONFIG_PORT" #n "_MTU",                                                          \
         .doc = "Largest IPv4 datagram sent out of port " #n " and its VLANs, in bytes: a larger "  \
                "routed one is fragmented, or, with DF set, answered with ICMP fragmentation "      \
-               "needed. Jumbo frames are not supported yet.",                                      \
+               "needed. Above 1500 (jumbo frames) every packet buffer is 16 KiB instead of 2.",   \
     }
 
 /*

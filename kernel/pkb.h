@@ -9,7 +9,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PKB_DATA_BYTES 2048 /* one RX buffer: a full 1518-byte frame (+VLAN) fits; 1 KiB units */
+/* One RX buffer: a whole frame with a VLAN tag fits (the NICs take 1 KiB units; the RX ring's
+ * length test wants a power of two). The config decides (CONFIG_PKB_DATA_BYTES: 16 KiB with
+ * jumbo frames); code built without a config (host tests of the ring and the pools) gets the
+ * 2 KiB of a 1500-byte MTU. Every file of one program sees the same value: the firmware's and
+ * the host simulations' all have config.h on their include path, the unit tests none. */
+#if __has_include("config.h")
+#include "config.h"
+#endif
+#ifdef CONFIG_PKB_DATA_BYTES
+#define PKB_DATA_BYTES CONFIG_PKB_DATA_BYTES
+#else
+#define PKB_DATA_BYTES 2048
+#endif
+_Static_assert((PKB_DATA_BYTES & (PKB_DATA_BYTES - 1)) == 0 && PKB_DATA_BYTES >= 2048 &&
+                   PKB_DATA_BYTES <= 16384,
+               "a power of two the NICs' 1 KiB buffer units and 16-bit lengths can express");
 
 /* One buffer's metadata; the data area lies elsewhere (data points into the pool's region).
  * The RX ring writes a received frame's metadata in two stores (rx_meta, rx_word): the unions

@@ -201,7 +201,12 @@ static int igb_init_rx(struct nic_port *p, bool fill)
         }
     }
     uint32_t promisc = nic_cfg.promiscuous ? IGB_RCTL_UPE | IGB_RCTL_MPE : 0;
-    nic_wr(p, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC | promisc);
+    /* Jumbo frames: long packets up to the largest MTU's frame (RLPML counts the FCS) */
+    uint32_t lpe = NIC_JUMBO ? IGB_RCTL_LPE : 0;
+    if (NIC_JUMBO) {
+        nic_wr(p, IGB_RLPML, NIC_MAX_FRAME_BYTES);
+    }
+    nic_wr(p, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC | lpe | promisc);
     return WS_OK;
 }
 

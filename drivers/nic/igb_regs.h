@@ -90,6 +90,7 @@
 #define IGB_RCTL_LPE 0x00000020UL   /* long packets */
 #define IGB_RCTL_BAM 0x00008000UL   /* accept broadcast */
 #define IGB_RCTL_SECRC 0x04000000UL /* strip Ethernet CRC */
+#define IGB_RLPML 0x05004 /* long packet maximum length, used with RCTL.LPE; FCS included */
 #define IGB_RXCSUM 0x05000
 #define IGB_RXCSUM_PCSD 0x00002000UL /* write the RSS hash, not a checksum, into descriptors */
 #define IGB_RXCSUM_TUOFL 0x00000200UL /* check TCP/UDP checksums on receive (L4I, L4E) */

@@ -168,15 +168,17 @@ static void iring_rx_drop(struct iring_rx *r, uint16_t i, uint32_t staterr)
  * One test per descriptor judges it whole: the write-back's upper quadword holds the status
  * (bits 31:0) and PKT_LEN (47:32); with 1 taken from the length, a good frame has DD and EOP,
  * no error bit and a length in 1..PKB_DATA_BYTES exactly when the masked word equals DD|EOP
- * (a length of 0 borrows into 0xFFFF, one above PKB_DATA_BYTES sets a bit in 15:11).
+ * (a length of 0 borrows into 0xFFFF, one above PKB_DATA_BYTES sets a bit in 15:11 for
+ * 2 KiB buffers, 15:14 for 16 KiB ones).
  */
 static __attribute__((noinline)) unsigned iring_rx_take_run(volatile union idesc_rx *d,
                                                             struct pkb **sw, struct pkb **out,
                                                             unsigned n, uint64_t meta,
                                                             uint32_t good_mask, uint64_t *bytes)
 {
-    _Static_assert(PKB_DATA_BYTES == 2048, "the length test below masks bits 15:11");
-    const uint64_t mask = good_mask | 0xF800ULL << 32;
+    /* PKB_DATA_BYTES is a power of two (kernel/pkb.h): length - 1 fits exactly when the
+     * bits from log2(PKB_DATA_BYTES) to 15 are clear (15:11 for 2 KiB) */
+    const uint64_t mask = good_mask | (0xFFFFULL & ~(uint64_t)(PKB_DATA_BYTES - 1)) << 32;
     const uint64_t want = IDESC_RX_STATUS_DD | IDESC_RX_STATUS_EOP;
     uint64_t sum = 0;
     unsigned k = 0;

@@ -417,14 +417,19 @@ static void ixgbe_init_rx_filters(struct nic_port *p)
 }
 
 /* §4.6.7: strip the FCS, and say so twice (HLREG0.RXCRCSTRP and RDRXCTL.CRCSTRIP must agree);
- * no jumbo frames (a frame must fit one PKB_DATA_BYTES buffer). RDRXCTL: RSCFRSTSIZE to 0 and
+ * jumbo frames (HLREG0.JUMBOEN, MAXFRS.MFS) only when the config's largest MTU is above 1500,
+ * up to its frame, which one PKB_DATA_BYTES buffer holds. RDRXCTL: RSCFRSTSIZE to 0 and
  * RSCACKC/FCOE_WRFIX to 1, as the datasheet asks instead of their reset values. The RX packet
  * buffer keeps its reset size: all 512 KB in RXPBSIZE[0], which is what a port without DCB or
  * virtualization wants (§4.6.11). */
 static void ixgbe_init_rx_offloads(struct nic_port *p)
 {
-    uint32_t hl = nic_rd(p, IXGBE_HLREG0);
-    nic_wr(p, IXGBE_HLREG0, (hl | IXGBE_HLREG0_RXCRCSTRP) & ~IXGBE_HLREG0_JUMBOEN);
+    uint32_t hl = (nic_rd(p, IXGBE_HLREG0) | IXGBE_HLREG0_RXCRCSTRP) & ~IXGBE_HLREG0_JUMBOEN;
+    if (NIC_JUMBO) {
+        nic_wr(p, IXGBE_MAXFRS, (uint32_t)NIC_MAX_FRAME_BYTES << IXGBE_MHADD_MFS_SHIFT);
+        hl |= IXGBE_HLREG0_JUMBOEN;
+    }
+    nic_wr(p, IXGBE_HLREG0, hl);
     uint32_t rdrx = nic_rd(p, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
     nic_wr(p, IXGBE_RDRXCTL, rdrx | IXGBE_RDRXCTL_CRCSTRIP | IXGBE_RDRXCTL_RSCACKC |
                                    IXGBE_RDRXCTL_FCOE_WRFIX);

@@ -272,6 +272,8 @@
 #define IXGBE_HLREG0_TXCRCEN 0x00000001UL   /* append the Ethernet FCS on transmit */
 #define IXGBE_HLREG0_RXCRCSTRP 0x00000002UL /* strip the FCS on receive */
 #define IXGBE_HLREG0_JUMBOEN 0x00000004UL
+#define IXGBE_MAXFRS 0x04268 /* MFS (31:16): the largest frame taken with JUMBOEN, FCS included */
+#define IXGBE_MHADD_MFS_SHIFT 16 /* MAXFRS is the 82598 MHADD's successor: same field */
 #define IXGBE_HLREG0_TXPADEN 0x00000400UL /* pad short frames to 64 bytes */
 #define IXGBE_HLREG0_LPBK 0x00008000UL    /* MAC loopback: only for the master-disable flush */
 

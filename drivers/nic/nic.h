@@ -26,6 +26,14 @@
 #include "pkb.h"
 #include "table.h"
 
+/* The longest frame a port takes in: the largest MTU (config portN.mtu) with the Ethernet
+ * header, a VLAN tag and the FCS. Above 1500 (jumbo frames) the drivers turn on long-packet
+ * receive up to this, into PKB_DATA_BYTES buffers that hold it; at 1500 they keep the NICs'
+ * standard limit (1518, 1522 tagged). */
+#define NIC_MAX_FRAME_BYTES (CONFIG_MAX_MTU + 14 + 4 + 4)
+#define NIC_JUMBO (CONFIG_MAX_MTU > 1500)
+_Static_assert(NIC_MAX_FRAME_BYTES - 4 <= PKB_DATA_BYTES, "a whole frame fits one RX buffer");
+
 #define NIC_MAX_PORTS WS_MAX_PORTS
 #define NIC_NAME_BYTES 8
 

@@ -56,7 +56,18 @@
 #define LWIP_UDP 1
 #define LWIP_TCP 1
 #define SO_REUSE 1 /* netperf -i reuses the data port while the old pcb is in TIME_WAIT */
-#define TCP_MSS 1460 /* 1500-byte MTU; also iperf3's default UDP datagram size */
+/* The largest segment: the largest port MTU's (config portN.mtu) less the IPv4 and TCP
+ * headers. The netifs' MTU (the smallest port's: sink_netif.c) lowers what each connection
+ * announces and sends (TCP_CALCULATE_EFF_SEND_MSS). Built without a config (no config.h on
+ * the path): a 1500-byte MTU's. */
+#if __has_include("config.h")
+#include "config.h"
+#endif
+#if defined(CONFIG_MAX_MTU) && CONFIG_MAX_MTU > 1500
+#define TCP_MSS (CONFIG_MAX_MTU - 40)
+#else
+#define TCP_MSS 1460
+#endif
 /* Receive window: a 10 GbE bandwidth-delay product on a LAN (10 Gbit/s x 400 us = 500 KB),
  * advertised with window scaling (RFC 7323): 512 KiB >> 4 fits the 16-bit field. */
 #define LWIP_WND_SCALE 1

@@ -161,12 +161,14 @@ static err_t sink_netif_setup(struct netif *n)
 unsigned sink_netif_init(unsigned core)
 {
     unsigned added = 0;
+    uint16_t mtu = UINT16_MAX;
     sink_core = core;
     for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
-        if (net_port(i)->has_address && net_port(i)->mtu < sink_netif_mtu) {
-            sink_netif_mtu = net_port(i)->mtu;
+        if (net_port(i)->has_address && net_port(i)->mtu < mtu) {
+            mtu = net_port(i)->mtu;
         }
     }
+    sink_netif_mtu = mtu != UINT16_MAX ? mtu : 1500;
     for (unsigned i = 0; i < nic_port_count() && i < WS_MAX_PORTS; i++) {
         struct nic_port *p = nic_port(i);
         struct net_iface *ifc = &net_port(i)->ifc;

@@ -16,6 +16,7 @@ DEFAULT_ISO = os.path.join(ROOT, "build", "wirespeed.iso")
 TEST_ELF = os.path.join(ROOT, "build", "test", "wirespeed.elf")
 BUSY_ELF = os.path.join(ROOT, "build", "busy", "wirespeed.elf")
 WIRE_ELF = os.path.join(ROOT, "build", "wire", "wirespeed.elf")
+JUMBO_ELF = os.path.join(ROOT, "build", "jumbo", "wirespeed.elf")
 REBOOT_ELF = os.path.join(ROOT, "build", "reboot", "wirespeed.elf")
 SLOTS_ELF = os.path.join(ROOT, "build", "slots", "wirespeed.elf")
 

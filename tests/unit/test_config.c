@@ -971,11 +971,13 @@ static void assert_same_routes(const struct conf_values *a, const struct conf_va
 /* The shipped configs are valid, set every key, and differ only where their headers say. */
 static void test_shipped_configs(void **state)
 {
-    static struct conf_values def, test, busy, wire, reboot;
+    static struct conf_values def, test, busy, wire, reboot, jumbo;
     static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
                                              "port1.mtu", NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
+    static const char *const jumbo_diff[] = { "name", "port0.mtu", "port1.mtu",
+                                              "nic.pool_buffers", NULL };
     static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",
                                              "route", NULL };
 
@@ -985,6 +987,10 @@ static void test_shipped_configs(void **state)
     parse_shipped("config/busy.conf", &busy);
     parse_shipped("config/wire.conf", &wire);
     parse_shipped("config/reboot.conf", &reboot);
+    parse_shipped("config/jumbo.conf", &jumbo);
+    assert_same_but(&def, &jumbo, jumbo_diff);
+    assert_same_routes(&def, &jumbo);
+    assert_int_equal(conf_get(&jumbo, "port0.mtu")->num, 9000);
     assert_same_but(&test, &reboot, reboot_diff);
     assert_same_routes(&test, &reboot);
     assert_string_equal(conf_get(&reboot, "name")->text, "reboot");
