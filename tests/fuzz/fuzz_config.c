@@ -91,7 +91,23 @@ static void fcfg_check_valid(const struct conf_values *v, unsigned lines)
     for (unsigned i = 0; i < v->nroutes; i++) {
         FUZZ_CHECK(v->routes[i].line >= 1 && v->routes[i].line <= lines);
         FUZZ_CHECK(v->routes[i].len <= 32);
-        FUZZ_CHECK(v->routes[i].port < CONF_PORT_COUNT);
+        /* a port, or a VLAN line's interface (CONF_PORT_COUNT + j, j < nvlans) */
+        FUZZ_CHECK(v->routes[i].iface < CONF_PORT_COUNT + v->nvlans);
+    }
+    FUZZ_CHECK(v->nneighs <= CONF_MAX_NEIGHS && v->nvlans <= CONF_MAX_VLANS);
+    for (unsigned i = 0; i < v->nneighs; i++) {
+        FUZZ_CHECK(v->neighs[i].iface < CONF_PORT_COUNT + v->nvlans);
+    }
+    for (unsigned i = 0; i < v->nvlans; i++) {
+        const struct conf_vlan *a = &v->vlans[i];
+        FUZZ_CHECK(a->port < CONF_PORT_COUNT && a->vid >= 1 && a->vid <= 4094);
+        FUZZ_CHECK(a->line >= 1 && a->line <= lines && a->prefix >= 8 && a->prefix <= 30);
+        for (unsigned j = 0; j < i; j++) { /* one per (port, VID), subnets apart */
+            const struct conf_vlan *b = &v->vlans[j];
+            unsigned len = a->prefix < b->prefix ? a->prefix : b->prefix;
+            FUZZ_CHECK(a->port != b->port || a->vid != b->vid);
+            FUZZ_CHECK(((a->ip ^ b->ip) >> (32 - len)) != 0);
+        }
     }
     for (size_t i = 0; i < conf_key_count; i++) {
         const struct conf_value *val = &v->val[i];
