@@ -424,6 +424,14 @@ const struct conf_key conf_keys[] = {
         .doc = "TCP/UDP port of the iperf3-compatible server (iperf3 3.12 clients); 0 = off.",
     },
     {
+        .name = "sink.iperf3_json",
+        .type = CONF_BOOL,
+        .def = "no",
+        .macro = "CONFIG_SINK_IPERF3_JSON",
+        .doc = "The iperf3 server's report for --get-server-output: as JSON (yes, like iperf3 -s "
+               "-J) or as text (no, like iperf3 -s).",
+    },
+    {
         .name = "sink.netperf_port",
         .type = CONF_INT,
         .def = "12865",

@@ -283,8 +283,8 @@ void iperf3_test_start(struct iperf3_test *t)
     t->phase = IPERF3_RUNNING;
     t->start_ms = t->phase_ms = t->measure_ms = sink_now_ms();
     t->omitting = t->params.omit_s > 0;
-    if (t->params.reverse && t->params.proto == IPERF3_PROTO_TCP) {
-        for (unsigned i = 0; i < t->nstreams; i++) {
+    for (unsigned i = 0; t->params.proto == IPERF3_PROTO_TCP && i < t->nstreams; i++) {
+        if (t->streams[i].sender) {
             iperf3_tcp_fill(t, &t->streams[i], t->start_ms);
         }
     }
@@ -336,6 +336,7 @@ static void iperf3_send_results(struct iperf3_test *t)
         bool udp = t->params.proto == IPERF3_PROTO_UDP;
         r[i] = (struct iperf3_stream_result){
             .id = iperf3_stream_id(i),
+            .sender = s->sender,
             .bytes = s->bytes,
             .packets = !udp ? 0 : t->params.reverse ? s->packets : s->udp.packets,
             .errors = udp && !t->params.reverse ? s->udp.errors : 0,
@@ -344,7 +345,11 @@ static void iperf3_send_results(struct iperf3_test *t)
     }
     size_t len;
     uint32_t ran_ms = t->omitting ? 0 : t->end_ms - t->measure_ms;
-    char *js = iperf3_results_json(r, t->nstreams, ran_ms, &len);
+    /* the form is the server's choice, as iperf3 -s [-J]: the client does not say */
+    enum iperf3_server_output so = !t->params.server_output ? IPERF3_SO_NONE
+                                   : CONFIG_SINK_IPERF3_JSON ? IPERF3_SO_JSON
+                                                             : IPERF3_SO_TEXT;
+    char *js = iperf3_results_json(r, t->nstreams, ran_ms, so, &len);
     uint8_t hdr[4];
     iperf3_be32_put(hdr, (uint32_t)len);
     bool ok = js && iperf3_ctl_send(t, hdr, 4) && iperf3_ctl_send(t, js, len) &&
@@ -427,15 +432,16 @@ static struct iperf3_conn *iperf3_on_cookie(struct iperf3_pending *pd)
 {
     struct iperf3_test *t = iperf3_test_by_cookie(pd->rx.cookie);
     if (t && t->phase == IPERF3_STREAMS && t->params.proto == IPERF3_PROTO_TCP &&
-        t->nstreams < t->params.parallel) {
+        t->nstreams < t->params.nstreams) {
         unsigned k = t->nstreams++;
         struct iperf3_stream *s = &t->streams[k];
         memset(s, 0, sizeof(*s));
+        s->sender = t->params.bidir ? k >= t->params.parallel : t->params.reverse;
         s->conn.test = t->ctl.test;
         s->conn.stream = (uint16_t)k;
         iperf3_conn_move(&pd->conn, &s->conn, IPERF3_CONN_STREAM);
         tcp_nagle_enable(s->conn.pcb);
-        if (t->nstreams == t->params.parallel) {
+        if (t->nstreams == t->params.nstreams) {
             iperf3_test_start(t);
         }
         return &s->conn;
@@ -501,7 +507,7 @@ static struct iperf3_conn *iperf3_conn_bytes(struct iperf3_conn *c, const uint8_
 static void iperf3_stream_bytes(struct iperf3_conn *c, size_t n)
 {
     struct iperf3_test *t = iperf3_test_of(c);
-    if (t->phase == IPERF3_RUNNING && !t->params.reverse && !t->omitting) {
+    if (t->phase == IPERF3_RUNNING && !t->streams[c->stream].sender && !t->omitting) {
         t->streams[c->stream].bytes += n;
         IPERF3_STATS->rx_bytes += n;
     }
@@ -579,8 +585,8 @@ static err_t iperf3_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
             iperf3_closing_done(t, true);
         }
     } else if (c->kind == IPERF3_CONN_STREAM && t->phase == IPERF3_RUNNING &&
-               t->params.reverse) {
-        /* -R bytes count when the client has them (acknowledged), not when queued */
+               t->streams[c->stream].sender) {
+        /* sent bytes count when the client has them (acknowledged), not when queued */
         if (!t->omitting) {
             t->streams[c->stream].bytes += len;
             IPERF3_STATS->tx_bytes += len;
@@ -732,16 +738,15 @@ static bool iperf3_test_poll(struct iperf3_test *t, uint32_t now)
         if (t->omitting && iperf3_due(now, t->start_ms, t->params.omit_s * 1000u)) {
             iperf3_omit_end(t, now);
         }
-        if (!t->params.reverse) {
-            return false;
-        }
         if (t->params.proto == IPERF3_PROTO_UDP) {
-            return iperf3_udp_send_due(t, now);
+            return t->params.reverse && iperf3_udp_send_due(t, now);
         }
         for (unsigned i = 0; i < t->nstreams; i++) {
             /* paced: the budget grows with time; unpaced: ACKs refill, this only resumes a
              * stream whose last tcp_write found no memory */
-            iperf3_tcp_fill(t, &t->streams[i], now);
+            if (t->streams[i].sender) {
+                iperf3_tcp_fill(t, &t->streams[i], now);
+            }
         }
         return false;
     case IPERF3_RESULTS:

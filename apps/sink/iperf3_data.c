@@ -134,7 +134,7 @@ static bool iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
     for (unsigned i = 0; i < IPERF3_MAX_TESTS && !t; i++) {
         struct iperf3_test *c = &iperf3_tests[i];
         if (c->phase == IPERF3_STREAMS && c->params.proto == IPERF3_PROTO_UDP &&
-            c->nstreams < c->params.parallel && c->ctl.pcb &&
+            c->nstreams < c->params.nstreams && c->ctl.pcb &&
             ip_addr_cmp(&c->ctl.pcb->remote_ip, addr)) {
             t = c;
         }
@@ -157,11 +157,12 @@ static bool iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
     }
     struct iperf3_stream *s = &t->streams[t->nstreams++];
     memset(s, 0, sizeof(*s));
+    s->sender = t->params.reverse; /* (--bidir over UDP is refused) */
     s->udp_held = true;
     ip_addr_copy(s->addr, *addr);
     s->port = port;
     iperf3_hold(+1);
-    if (t->nstreams == t->params.parallel) {
+    if (t->nstreams == t->params.nstreams) {
         iperf3_test_start(t);
     }
     return true;

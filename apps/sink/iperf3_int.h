@@ -61,6 +61,7 @@ struct iperf3_stream {
     bool udp_held;           /* UDP: (addr, port) is this stream's */
     uint16_t port;
     ip_addr_t addr;
+    bool sender;      /* the server sends on it (-R, or --bidir's second half) */
     uint64_t bytes;   /* counted into the results: received, or sent (TCP: acked) */
     uint64_t packets; /* UDP -R: datagrams sent (the sequence number) */
     uint64_t queued;  /* -R: bytes handed to lwIP (pacing) */

@@ -4,6 +4,9 @@
  */
 #include "apps/sink/iperf3_proto.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cJSON.h"
@@ -158,7 +161,7 @@ static bool iperf3_json_u64(const cJSON *obj, const char *key, uint64_t max, uin
 /* iperf3_params_check: what the server refuses in a well-formed request (0 = accepted). */
 static int iperf3_params_check(const struct iperf3_params *p, uint32_t max_streams)
 {
-    if (p->parallel < 1 || p->parallel > max_streams) {
+    if (p->parallel < 1 || p->nstreams > max_streams) {
         return IPERF3_IE_NUMSTREAMS;
     }
     if (p->proto == IPERF3_PROTO_TCP && (p->len < 1 || p->len > IPERF3_TCP_LEN_MAX_BYTES)) {
@@ -194,21 +197,26 @@ int iperf3_params_parse(const char *json, size_t len, uint32_t max_streams,
     out->udp64 = cJSON_GetObjectItem(j, "udp_counters_64bit") != NULL;
     uint64_t parallel = 1, blk = udp ? IPERF3_UDP_LEN_DEFAULT_BYTES : IPERF3_TCP_LEN_DEFAULT_BYTES;
     uint64_t rate = 0, t = 0, omit = 0; /* the client sends no "bandwidth" for -b 0 */
+    uint64_t server_output = 0; /* --get-server-output sends 1 */
     bool ok = iperf3_json_u64(j, "parallel", UINT32_MAX, &parallel) &&
               iperf3_json_u64(j, "len", UINT32_MAX, &blk) &&
               iperf3_json_u64(j, "bandwidth", UINT64_C(1) << 48, &rate) &&
               iperf3_json_u64(j, "time", UINT32_MAX, &t) &&
-              iperf3_json_u64(j, "omit", UINT32_MAX, &omit);
+              iperf3_json_u64(j, "omit", UINT32_MAX, &omit) &&
+              iperf3_json_u64(j, "get_server_output", UINT32_MAX, &server_output);
     cJSON_Delete(j);
     if (!ok) {
         return IPERF3_PARAMS_MALFORMED;
     }
     out->parallel = (uint32_t)parallel;
+    out->bidir = bidir;
+    out->nstreams = (uint32_t)(bidir ? 2 * parallel : parallel); /* parallel < 2^32: no wrap */
+    out->server_output = server_output != 0;
     out->len = (uint32_t)blk;
     out->rate_bps = rate;
     out->time_s = (uint32_t)t;
     out->omit_s = (uint32_t)omit;
-    if (sctp || bidir) {
+    if (sctp || (bidir && udp)) {
         return IPERF3_IE_UNIMP;
     }
     return iperf3_params_check(out, max_streams);
@@ -239,8 +247,141 @@ static bool iperf3_results_stream(cJSON *arr, const struct iperf3_stream_result 
            iperf3_json_num(o, "start_time", 0) && iperf3_json_num(o, "end_time", end_s);
 }
 
+/* The server's report: per stream and per direction, bytes over the test's length, as
+ * iperf3's server sums them up at the end (exact byte counts, then the rate). */
+struct iperf3_report_sum {
+    uint64_t bytes;
+    unsigned streams;
+};
+
+static void iperf3_report_sums(const struct iperf3_stream_result *s, size_t n,
+                               struct iperf3_report_sum *rx, struct iperf3_report_sum *tx)
+{
+    *rx = (struct iperf3_report_sum){ 0, 0 };
+    *tx = *rx;
+    for (size_t i = 0; i < n; i++) {
+        struct iperf3_report_sum *d = s[i].sender ? tx : rx;
+        d->bytes += s[i].bytes;
+        d->streams++;
+    }
+}
+
+static double iperf3_bps(uint64_t bytes, double secs)
+{
+    return secs > 0 ? (double)bytes * 8.0 / secs : 0.0;
+}
+
+static bool iperf3_text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool iperf3_text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            return false;
+        }
+        if ((size_t)n < *cap - *len) {
+            *len += (size_t)n;
+            return true;
+        }
+        char *more = realloc(*buf, *cap * 2 + (size_t)n);
+        if (!more) {
+            return false;
+        }
+        *buf = more;
+        *cap = *cap * 2 + (size_t)n;
+    }
+}
+
+/* iperf3_report_text: the report as lines of text (malloc'd), NULL if out of memory. */
+static char *iperf3_report_text(const struct iperf3_stream_result *s, size_t n, double secs)
+{
+    size_t len = 0, cap = 256;
+    char *buf = malloc(cap);
+    bool ok = buf && iperf3_text_add(&buf, &len, &cap,
+                                     "wirespeed sink: iperf3 test over %.2f s, %zu stream%s\n"
+                                     "[ ID] Interval           Transfer (bytes)  Bitrate\n",
+                                     secs, n, n == 1 ? "" : "s");
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = iperf3_text_add(&buf, &len, &cap, "[%3u]   0.00-%-6.2f sec  %14llu  %.0f bits/sec  %s\n",
+                             (unsigned)s[i].id, secs, (unsigned long long)s[i].bytes,
+                             iperf3_bps(s[i].bytes, secs), s[i].sender ? "sender" : "receiver");
+    }
+    struct iperf3_report_sum rx, tx;
+    iperf3_report_sums(s, n, &rx, &tx);
+    if (ok && rx.streams > 1) {
+        ok = iperf3_text_add(&buf, &len, &cap, "[SUM]   0.00-%-6.2f sec  %14llu  %.0f bits/sec  "
+                             "receiver\n", secs, (unsigned long long)rx.bytes,
+                             iperf3_bps(rx.bytes, secs));
+    }
+    if (ok && tx.streams > 1) {
+        ok = iperf3_text_add(&buf, &len, &cap, "[SUM]   0.00-%-6.2f sec  %14llu  %.0f bits/sec  "
+                             "sender\n", secs, (unsigned long long)tx.bytes,
+                             iperf3_bps(tx.bytes, secs));
+    }
+    if (!ok) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static bool iperf3_report_sum_json(cJSON *end, const char *key, uint64_t bytes, double secs)
+{
+    cJSON *o = cJSON_AddObjectToObject(end, key);
+    return o && iperf3_json_num(o, "start", 0) && iperf3_json_num(o, "end", secs) &&
+           iperf3_json_num(o, "seconds", secs) && iperf3_json_num(o, "bytes", (double)bytes) &&
+           iperf3_json_num(o, "bits_per_second", iperf3_bps(bytes, secs));
+}
+
+/* iperf3_report_json: the report as an object under `key` of j: "end" with a line per stream
+ * and each direction's sum, as iperf3's own -J output names them. */
+static bool iperf3_report_json(cJSON *j, const struct iperf3_stream_result *s, size_t n,
+                               double secs)
+{
+    cJSON *o = cJSON_AddObjectToObject(j, "server_output_json");
+    cJSON *start = o ? cJSON_AddObjectToObject(o, "start") : NULL;
+    bool ok = start && cJSON_AddStringToObject(start, "version", "wirespeed sink") != NULL;
+    cJSON *end = ok ? cJSON_AddObjectToObject(o, "end") : NULL;
+    cJSON *arr = end ? cJSON_AddArrayToObject(end, "streams") : NULL;
+    ok = arr != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        cJSON *st = cJSON_CreateObject();
+        ok = st && cJSON_AddItemToArray(arr, st);
+        if (!ok) {
+            cJSON_Delete(st);
+            break;
+        }
+        ok = iperf3_json_num(st, "id", s[i].id) &&
+             iperf3_report_sum_json(st, s[i].sender ? "sender" : "receiver", s[i].bytes, secs);
+    }
+    struct iperf3_report_sum rx, tx;
+    iperf3_report_sums(s, n, &rx, &tx);
+    return ok && iperf3_report_sum_json(end, "sum_received", rx.bytes, secs) &&
+           iperf3_report_sum_json(end, "sum_sent", tx.bytes, secs);
+}
+
+static bool iperf3_results_report(cJSON *j, const struct iperf3_stream_result *streams,
+                                  size_t n, double secs, enum iperf3_server_output so)
+{
+    if (so == IPERF3_SO_JSON) {
+        return iperf3_report_json(j, streams, n, secs);
+    }
+    if (so != IPERF3_SO_TEXT) {
+        return true;
+    }
+    char *text = iperf3_report_text(streams, n, secs);
+    bool ok = text && cJSON_AddStringToObject(j, "server_output_text", text) != NULL;
+    free(text);
+    return ok;
+}
+
 char *iperf3_results_json(const struct iperf3_stream_result *streams, size_t n,
-                          uint32_t duration_ms, size_t *len)
+                          uint32_t duration_ms, enum iperf3_server_output so, size_t *len)
 {
     cJSON *j = cJSON_CreateObject();
     if (!j) {
@@ -256,6 +397,7 @@ char *iperf3_results_json(const struct iperf3_stream_result *streams, size_t n,
     for (size_t i = 0; ok && i < n; i++) {
         ok = iperf3_results_stream(arr, &streams[i], duration_ms / 1000.0);
     }
+    ok = ok && iperf3_results_report(j, streams, n, duration_ms / 1000.0, so);
     char *s = ok ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
     if (s) {

@@ -110,8 +110,12 @@ enum iperf3_proto { IPERF3_PROTO_TCP, IPERF3_PROTO_UDP };
 struct iperf3_params {
     uint8_t proto;     /* enum iperf3_proto */
     bool reverse;      /* -R: the server sends */
+    bool bidir;        /* --bidir (TCP): the first `parallel` streams send to the server, the
+                        * next `parallel` receive from it (iperf3's server accepts them so) */
     bool udp64;        /* --udp-counters-64bit: 64-bit UDP sequence numbers */
-    uint32_t parallel; /* streams to expect */
+    uint32_t parallel; /* -P: streams per direction */
+    uint32_t nstreams; /* streams to expect: parallel, twice that with --bidir */
+    bool server_output; /* --get-server-output: the results carry the server's report */
     uint32_t len;      /* block (TCP) or datagram (UDP) size when the server sends */
     uint64_t rate_bps; /* per stream; 0 = unpaced (also when absent: `-u -b 0` omits it) */
     uint32_t time_s;   /* the client's test length (for the server's watchdog) */
@@ -122,7 +126,8 @@ struct iperf3_params {
 
 /* iperf3_params_parse: the params JSON, json[len] == 0 (as iperf3_ctl_rx leaves it). Returns 0 with *out filled;
  * IPERF3_PARAMS_MALFORMED; or a positive iperf error code (IPERF3_IE_*) for a well-formed
- * request the server refuses: more than max_streams streams, --bidir, SCTP, a bad length.
+ * request the server refuses: more than max_streams streams (--bidir's 2 x -P counted),
+ * --bidir over UDP, SCTP, a bad length.
  * Keys it does not need (window, MSS, title, authtoken, ...) are ignored as by a stock server
  * without authentication. */
 int iperf3_params_parse(const char *json, size_t len, uint32_t max_streams,
@@ -131,17 +136,26 @@ int iperf3_params_parse(const char *json, size_t len, uint32_t max_streams,
 /* One stream's line in the results. */
 struct iperf3_stream_result {
     uint32_t id;
+    bool sender;       /* the server sent on it (its bytes are sent, else received) */
     uint64_t bytes;    /* received (forward) or sent (reverse) while the test ran */
     uint64_t packets;  /* UDP: highest sequence number received, or datagrams sent */
     uint64_t errors;   /* UDP: datagrams lost */
     uint64_t jitter_ns;
 };
 
+/* What the results carry of the server's own report (--get-server-output). */
+enum iperf3_server_output {
+    IPERF3_SO_NONE,
+    IPERF3_SO_TEXT, /* "server_output_text": the report as iperf3's server prints it */
+    IPERF3_SO_JSON, /* "server_output_json": the same as a JSON object (iperf3 -s -J's) */
+};
+
 /* iperf3_results_json: the server's results object, unformatted, malloc'd (free with
  * iperf3_json_free); *len = its length without the NUL. duration_ms is TEST_RUNNING to
- * TEST_END (the streams' end_time). NULL if out of memory. */
+ * TEST_END (the streams' end_time); so: the server's report to add, if any. NULL if out of
+ * memory. */
 char *iperf3_results_json(const struct iperf3_stream_result *streams, size_t n,
-                          uint32_t duration_ms, size_t *len);
+                          uint32_t duration_ms, enum iperf3_server_output so, size_t *len);
 void iperf3_json_free(char *json);
 
 /* --- UDP streams ---------------------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 """The iperf3-compatible server (issue: the TCP/UDP sink) against Debian's unmodified iperf3 3.12
-client in port0's namespace: TCP, -P 4, -R, -u -b 50M and -u -R, each with the client's JSON
-free of errors and its numbers equal to the appliance's counters; the test bound (busy clients
+client in port0's namespace: TCP, -P 4, -R, --bidir, --get-server-output, -u -b 50M and -u -R,
+each with the client's JSON free of errors and its numbers equal to the appliance's counters; the test bound (busy clients
 refused while the others complete), the stream bound, a client killed mid-test, and malformed
 control input. One appliance (4 cores, TCG) serves every test of this file in turn."""
 import json
@@ -13,7 +13,7 @@ import time
 import pytest
 
 from netlab import HOSTS, Lab, ns_run
-from qemu import DEFAULT_ELF, ROOT
+from qemu import DEFAULT_ELF, ROOT, TEST_ELF
 
 APPLIANCE = HOSTS[0][1]
 SECONDS = 5  # per test: TCG is slow, 5 s measure the same things as 10
@@ -105,6 +105,64 @@ def test_tcp_reverse(lab):
     assert end["sum_sent"]["bytes"] == d["tx_bytes"] > 1_000_000, (end["sum_sent"], d)
     assert end["sum_received"]["bytes"] > 0
     assert d["rx_bytes"] == 0, d
+
+
+def test_tcp_bidir(lab):
+    """--bidir -P 2: four streams, the client's two sending to the appliance and the
+    appliance's two sending back, at the same time; each direction's server-side line is
+    the appliance's own count."""
+    end, d = measured(lab, "--bidir", "-P", "2")
+    assert len(end["streams"]) == 4, end["streams"]
+    assert end["sum_received"]["bytes"] == d["rx_bytes"] > 100_000, (end["sum_received"], d)
+    rev = end["sum_sent_bidir_reverse"]
+    assert rev["bytes"] == d["tx_bytes"] > 100_000, (rev, d)
+    assert end["sum_received_bidir_reverse"]["bytes"] > 0
+    assert d["rx_datagrams"] == d["tx_datagrams"] == 0, d
+
+
+def test_server_output_text(lab):
+    """--get-server-output (default config: text, as iperf3 -s): the client prints the
+    appliance's own report after its own, and with -J carries it as server_output_text."""
+    before = settled(lab)
+    r = subprocess.run(client_cmd(lab, "-t", "2", "--get-server-output"), capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r
+    assert "Server output:" in r.stdout and "wirespeed sink: iperf3 test" in r.stdout, r.stdout
+    m = re.search(r"\[ +1\]   0\.00-\S+ +sec +(\d+) +\d+ bits/sec  receiver", r.stdout)
+    assert m, r.stdout
+    rc, j = run_json(lab, "-t", "2", "--get-server-output")
+    assert rc == 0 and "error" not in j, j.get("error")
+    assert "wirespeed sink" in j["server_output_text"], j.get("server_output_text")
+    d = delta(settled(lab), before)
+    assert d["tests_done"] == 2 and d["tests_failed"] == 0, d
+    assert int(m.group(1)) + j["end"]["sum_received"]["bytes"] == d["rx_bytes"], (m.group(1), d)
+
+
+def test_server_output_json():
+    """sink.iperf3_json = yes (config/test.conf, as iperf3 -s -J): the report comes as
+    server_output_json, whose sum is what the client's receiver line says."""
+    lab = Lab(kernel=TEST_ELF, smp=2)
+    try:
+        lab.guest.wait_ready()
+        lab.wait_links()
+        assert " 0% packet loss" in lab.ping(0, count=1).stdout
+        rc, j = run_json(lab, "-t", "2", "--get-server-output")
+        assert rc == 0 and "error" not in j, j.get("error")
+        so = j["server_output_json"]["end"]
+        assert so["sum_received"]["bytes"] == j["end"]["sum_received"]["bytes"] > 0, so
+        assert so["sum_sent"]["bytes"] == 0 and len(so["streams"]) == 1, so
+    finally:
+        lab.close()
+
+
+def test_udp_bidir_refused_with_a_message(lab):
+    before = settled(lab)
+    r = subprocess.run(client_cmd(lab, "-t", "1", "-u", "--bidir"), capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1, r
+    assert "not implemented yet" in r.stdout + r.stderr, r
+    d = delta(settled(lab), before)
+    assert d["refused"] == 1 and d["tests_run"] == 0, d
 
 
 def test_udp(lab):

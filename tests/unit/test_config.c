@@ -973,7 +973,7 @@ static void test_shipped_configs(void **state)
 {
     static struct conf_values def, test, busy, wire, reboot, jumbo;
     static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
-                                             "port1.mtu", NULL };
+                                             "port1.mtu", "sink.iperf3_json", NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const jumbo_diff[] = { "name", "port0.mtu", "port1.mtu",

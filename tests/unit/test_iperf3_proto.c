@@ -255,8 +255,15 @@ static void test_params_refused_with_client_errors(void **state)
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":16}", 16, &p), 0);
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":0}", 16, &p), IPERF3_IE_NUMSTREAMS);
     assert_int_equal(PARSE("{\"sctp\":true,\"parallel\":1}", 16, &p), IPERF3_IE_UNIMP);
-    assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":1,\"bidirectional\":true}", 16, &p),
+    /* --bidir over TCP: twice -P streams, first the client's senders; over UDP: refused */
+    assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":8,\"bidirectional\":true}", 16, &p), 0);
+    assert_true(p.bidir && !p.reverse && p.parallel == 8 && p.nstreams == 16);
+    assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":9,\"bidirectional\":true}", 16, &p),
+                     IPERF3_IE_NUMSTREAMS);
+    assert_int_equal(PARSE("{\"udp\":true,\"parallel\":1,\"bidirectional\":true}", 16, &p),
                      IPERF3_IE_UNIMP);
+    assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":3}", 16, &p), 0);
+    assert_true(!p.bidir && p.nstreams == 3);
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":1,\"len\":2000000}", 16, &p),
                      IPERF3_IE_BLOCKSIZE);
     assert_int_equal(PARSE("{\"udp\":true,\"parallel\":1,\"len\":8}", 16, &p),
@@ -301,7 +308,7 @@ static void test_results_have_every_required_key(void **state)
         { .id = 3, .bytes = 2523136, .packets = 77, .errors = 2, .jitter_ns = 68923 },
     };
     size_t len;
-    char *js = iperf3_results_json(s, 2, 2001, &len);
+    char *js = iperf3_results_json(s, 2, 2001, IPERF3_SO_NONE, &len);
     assert_non_null(js);
     assert_int_equal(len, strlen(js));
     assert_null(strchr(js, '\n')); /* unformatted, as the client's JSON_read expects */
@@ -327,9 +334,50 @@ static void test_results_have_every_required_key(void **state)
     cJSON_Delete(j);
     iperf3_json_free(js);
 
-    js = iperf3_results_json(NULL, 0, 0, &len); /* "streams":[] is legal */
+    js = iperf3_results_json(NULL, 0, 0, IPERF3_SO_NONE, &len); /* "streams":[] is legal */
     assert_non_null(js);
     assert_non_null(strstr(js, "\"streams\":[]"));
+    iperf3_json_free(js);
+}
+
+/* --get-server-output: the report the results carry, as text or (-J) as an object whose
+ * sums are the streams' bytes by direction. */
+static void test_results_carry_the_server_report(void **state)
+{
+    (void)state;
+    const struct iperf3_stream_result s[3] = {
+        { .id = 1, .bytes = 1000000 },
+        { .id = 3, .bytes = 500000 },
+        { .id = 4, .bytes = 250000, .sender = true },
+    };
+    size_t len;
+    char *js = iperf3_results_json(s, 3, 2000, IPERF3_SO_TEXT, &len);
+    cJSON *j = cJSON_Parse(js);
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(j, "server_output_text");
+    assert_true(cJSON_IsString(text));
+    assert_non_null(strstr(text->valuestring, "over 2.00 s, 3 streams"));
+    assert_non_null(strstr(text->valuestring, "1000000  4000000 bits/sec  receiver"));
+    assert_non_null(strstr(text->valuestring, "250000  1000000 bits/sec  sender"));
+    assert_non_null(strstr(text->valuestring, "[SUM]")); /* two receiving streams */
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "server_output_json"));
+    cJSON_Delete(j);
+    iperf3_json_free(js);
+
+    js = iperf3_results_json(s, 3, 2000, IPERF3_SO_JSON, &len);
+    j = cJSON_Parse(js);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "server_output_json");
+    const cJSON *end = cJSON_GetObjectItemCaseSensitive(o, "end");
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(end, "sum_received"), "bytes") == 1500000);
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(end, "sum_sent"), "bytes") == 250000);
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(end, "sum_sent"), "bits_per_second") ==
+                1000000);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(end, "streams")), 3);
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "server_output_text"));
+    cJSON_Delete(j);
+    iperf3_json_free(js);
+
+    js = iperf3_results_json(s, 3, 2000, IPERF3_SO_NONE, &len);
+    assert_null(strstr(js, "server_output"));
     iperf3_json_free(js);
 }
 
@@ -462,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_params_refused_with_client_errors),
         cmocka_unit_test(test_params_malformed),
         cmocka_unit_test(test_results_have_every_required_key),
+        cmocka_unit_test(test_results_carry_the_server_report),
         cmocka_unit_test(test_udp_hello_reply_is_reversed),
         cmocka_unit_test(test_udp_loss_and_reordering_as_iperf3),
         cmocka_unit_test(test_udp_jitter),
