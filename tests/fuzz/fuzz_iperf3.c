@@ -19,23 +19,24 @@ static char json_buf[IPERF3_PARAMS_MAX_BYTES + 1];
 FUZZ_UNTRACED static void check_results(const struct iperf3_params *p, uint32_t seed)
 {
     static struct iperf3_stream_result r[128];
-    FUZZ_CHECK(p->parallel >= 1 && p->parallel <= 128);
-    for (uint32_t i = 0; i < p->parallel; i++) {
+    FUZZ_CHECK(p->nstreams >= 1 && p->nstreams <= 128);
+    for (uint32_t i = 0; i < p->nstreams; i++) {
         r[i] = (struct iperf3_stream_result){ .id = iperf3_stream_id(i),
+                                              .sender = p->bidir ? i >= p->parallel : p->reverse,
                                               .bytes = (uint64_t)seed * (i + 1),
                                               .packets = seed >> 3,
                                               .errors = i,
                                               .jitter_ns = seed };
     }
     size_t len = 0;
-    char *js = iperf3_results_json(r, p->parallel, seed & 0xffff,
+    char *js = iperf3_results_json(r, p->nstreams, seed & 0xffff,
                                    (enum iperf3_server_output)(seed % 3), &len);
     FUZZ_CHECK(js != NULL && len == strlen(js));
     cJSON *j = cJSON_Parse(js);
     FUZZ_CHECK(j != NULL);
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "streams");
-    FUZZ_CHECK(cJSON_GetArraySize(arr) == (int)p->parallel);
-    for (uint32_t i = 0; i < p->parallel; i++) {
+    FUZZ_CHECK(cJSON_GetArraySize(arr) == (int)p->nstreams);
+    for (uint32_t i = 0; i < p->nstreams; i++) {
         const cJSON *s = cJSON_GetArrayItem(arr, (int)i);
         FUZZ_CHECK(cJSON_GetObjectItemCaseSensitive(s, "id")->valuedouble == r[i].id);
         FUZZ_CHECK(cJSON_GetObjectItemCaseSensitive(s, "bytes")->valuedouble ==
@@ -61,7 +62,10 @@ static enum iperf3_want on_event(struct iperf3_ctl_rx *rx, int ev, uint32_t max_
                    rc == IPERF3_IE_BLOCKSIZE || rc == IPERF3_IE_UDPBLOCKSIZE ||
                    rc == IPERF3_IE_UNIMP);
         if (rc == 0) {
-            FUZZ_CHECK(p.parallel >= 1 && p.parallel <= max_streams);
+            FUZZ_CHECK(p.parallel >= 1 && p.nstreams <= max_streams);
+            /* --bidir: twice -P streams, over TCP only */
+            FUZZ_CHECK(p.nstreams == (p.bidir ? 2 * p.parallel : p.parallel));
+            FUZZ_CHECK(!p.bidir || p.proto == IPERF3_PROTO_TCP);
             FUZZ_CHECK(p.proto == IPERF3_PROTO_TCP ? p.len >= 1 && p.len <= IPERF3_TCP_LEN_MAX_BYTES
                                                    : p.len >= IPERF3_UDP_LEN_MIN_BYTES &&
                                                          p.len <= IPERF3_UDP_LEN_MAX_BYTES);

@@ -439,7 +439,9 @@ def iperf3_seeds():
         "reverse_parallel": iperf3_seed(rev, split=7),
         "udp64_bound": iperf3_seed(udp64, max_streams=4,
                                    datagrams=iperf3_dgram(1 << 33, c64=True) + iperf3_dgram(7)),
-        "refused_bidir": iperf3_seed(b'{"tcp":true,"parallel":1,"bidirectional":true}'),
+        "bidir_tcp": iperf3_seed(b'{"tcp":true,"parallel":2,"bidirectional":true,"len":131072,'
+                                 b'"get_server_output":1}', split=5),
+        "refused_bidir_udp": iperf3_seed(b'{"udp":true,"parallel":1,"bidirectional":true}'),
         "bad_cookie": bytes([15, 0, 0, 40]) + b"GET / HTTP/1.1\r\nHost: appliance\r\n\r\nxx",
     }
 
