@@ -799,6 +799,60 @@ static void acpi_parse_srat(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     }
 }
 
+/* SLIT (§5.2.17): after the header, the number of localities N (8 bytes), then N x N distance
+ * bytes, row i the distances from locality i. A distance below 10 is reserved, and a locality
+ * is at 10 from itself: a table breaking either is ignored whole, as Linux does. At most
+ * ACPI_MAX_SLIT_NODES localities are kept. */
+#define ACPI_SLIT_HDR 44
+#define ACPI_SLIT_MAX_LOCALITIES 4096 /* N * N stays far below 2^32 */
+
+static bool acpi_slit_valid(struct acpi_ctx *c, const uint8_t *d, uint64_t n, uint64_t phys)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        for (uint64_t j = 0; j < n; j++) {
+            uint8_t v = d[i * n + j];
+            if (v < ACPI_SLIT_LOCAL || (i == j) != (v == ACPI_SLIT_LOCAL)) {
+                acpi_warn(c->info, "SLIT at 0x%lx: distance %u from %lu to %lu is %s; ignored",
+                          phys, v, (unsigned long)i, (unsigned long)j,
+                          v < ACPI_SLIT_LOCAL ? "reserved" :
+                          i == j ? "not local" : "local between two localities");
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static void acpi_parse_slit(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    uint32_t len = ((const struct acpi_sdt *)t)->length;
+    uint64_t n;
+    memcpy(&n, t + 36, 8);
+    if (n == 0 || n > ACPI_SLIT_MAX_LOCALITIES || n * n > len - ACPI_SLIT_HDR) {
+        acpi_warn(c->info, "SLIT at 0x%lx: %lu localities do not fit its %u bytes; ignored",
+                  phys, (unsigned long)n, len);
+        return;
+    }
+    const uint8_t *d = t + ACPI_SLIT_HDR;
+    if (!acpi_slit_valid(c, d, n, phys)) {
+        return;
+    }
+    unsigned keep = n < ACPI_MAX_SLIT_NODES ? (unsigned)n : ACPI_MAX_SLIT_NODES;
+    for (unsigned i = 0; i < keep; i++) {
+        memcpy(c->info->slit[i], d + (uint64_t)i * n, keep);
+    }
+    c->info->nslit = keep;
+    c->info->slit_dropped = (unsigned)(n - keep);
+}
+
+unsigned acpi_node_distance(const struct acpi_info *info, uint32_t a, uint32_t b)
+{
+    if (a < info->nslit && b < info->nslit) {
+        return info->slit[a][b];
+    }
+    return a == b ? ACPI_SLIT_LOCAL : ACPI_SLIT_REMOTE;
+}
+
 uint32_t acpi_cpu_node(const struct acpi_info *info, uint32_t apic_id)
 {
     for (unsigned i = 0; i < info->nnuma_cpu; i++) {
@@ -823,6 +877,7 @@ static const struct acpi_handler {
     { "DMAR", ACPI_IOMMU_TABLE_HDR, acpi_parse_dmar },
     { "IVRS", ACPI_IOMMU_TABLE_HDR, acpi_parse_ivrs },
     { "SRAT", ACPI_SRAT_HDR, acpi_parse_srat },
+    { "SLIT", ACPI_SLIT_HDR, acpi_parse_slit },
 };
 #define ACPI_NHANDLERS (sizeof(acpi_handlers) / sizeof(acpi_handlers[0]))
 

@@ -64,6 +64,12 @@ struct acpi_numa_cpu {
     uint32_t apic_id, node;
 };
 
+/* SLIT (§5.2.17): the relative distance between every two proximity domains (10 = within one,
+ * 255 = unreachable), for the first ACPI_MAX_SLIT_NODES localities. */
+#define ACPI_MAX_SLIT_NODES 8
+#define ACPI_SLIT_LOCAL 10
+#define ACPI_SLIT_REMOTE 20 /* what a distance is taken to be without SLIT (Linux's default) */
+
 /* An IOMMU the firmware described (DMAR's DRHD or IVRS's IVHD): its kind, PCI segment and
  * register base. */
 #define ACPI_MAX_IOMMUS 8
@@ -124,6 +130,9 @@ struct acpi_info {
     unsigned nnuma_mem, numa_mem_dropped;
     struct acpi_numa_cpu numa_cpu[ACPI_MAX_NUMA_CPUS];
     unsigned nnuma_cpu, numa_cpu_dropped;
+    unsigned nslit;       /* SLIT's localities kept (0: no valid SLIT); beyond: slit_dropped */
+    unsigned slit_dropped;
+    uint8_t slit[ACPI_MAX_SLIT_NODES][ACPI_MAX_SLIT_NODES];
     unsigned niommu;
     unsigned iommu_dropped;
     uint32_t spcr_baud;   /* its speed, 0 if SPCR leaves it as it is */
@@ -161,5 +170,9 @@ int acpi_parse_phys(const struct physmem *pm, uint64_t rsdp_phys, struct acpi_in
 
 /* acpi_cpu_node: the NUMA node of the CPU with this APIC ID (0 without SRAT or entry). */
 uint32_t acpi_cpu_node(const struct acpi_info *info, uint32_t apic_id);
+
+/* acpi_node_distance: SLIT's distance from node a to node b; without SLIT (or beyond what it
+ * kept) ACPI_SLIT_LOCAL for a node to itself and ACPI_SLIT_REMOTE otherwise. */
+unsigned acpi_node_distance(const struct acpi_info *info, uint32_t a, uint32_t b);
 
 #endif

@@ -118,6 +118,20 @@ static void find_rsdp(uint64_t *rsdp_phys)
     }
 }
 
+/* SLIT's distances, a line per node ("acpi: SLIT node 0: 10 21"), when the firmware has one. */
+static void print_slit(void)
+{
+    for (unsigned i = 0; i < boot_acpi.nslit; i++) {
+        char row[4 * ACPI_MAX_SLIT_NODES + 1];
+        size_t len = 0;
+        for (unsigned j = 0; j < boot_acpi.nslit; j++) {
+            len += (size_t)snprintf(row + len, sizeof(row) - len, " %u", boot_acpi.slit[i][j]);
+        }
+        kprintf("acpi: SLIT node %u:%s%s\n", i, row,
+                boot_acpi.slit_dropped ? " (more localities not kept)" : "");
+    }
+}
+
 static void find_acpi(uint64_t rsdp_phys)
 {
     char err[KMAIN_ERR_BYTES] = "";
@@ -136,6 +150,7 @@ static void find_acpi(uint64_t rsdp_phys)
     for (unsigned i = 0; i < boot_acpi.nwarn; i++) {
         kprintf("acpi: warning: %s\n", boot_acpi.warn[i]);
     }
+    print_slit();
 }
 
 static void print_banner(void)

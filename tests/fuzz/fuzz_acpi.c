@@ -1,10 +1,10 @@
 /*
  * tests/fuzz/fuzz_acpi.c: libFuzzer harness for kernel/acpi.c: the root table walk and every
- * table parser (MADT, MCFG, HPET, FADT with its PM timer, SPCR, DMAR, IVRS, SRAT) on firmware
+ * table parser (MADT, MCFG, HPET, FADT with its PM timer, SPCR, DMAR, IVRS, SRAT, SLIT) on firmware
  * tables that lie.
  *
  * The input describes a set of tables, each as: a kind byte (which signature: APIC, MCFG,
- * HPET, FACP, SPCR, DMAR, IVRS, SRAT, or anything), a flags byte (bit 0: leave the checksum wrong; bit 1: write
+ * HPET, FACP, SPCR, DMAR, IVRS, SRAT, SLIT, or anything), a flags byte (bit 0: leave the checksum wrong; bit 1: write
  * a length field other than the body's, from the next two bytes), a 16-bit body length and the
  * body (the bytes after the 36-byte header, zero-padded when the input runs out). The harness
  * lays them out in a fake physical memory with a valid header each (unless told not to), an
@@ -81,7 +81,7 @@ static void fa_header(uint8_t *t, const char *sig, uint32_t len_field, size_t re
 static unsigned fa_build(struct fuzz_in *in, uint8_t *mem)
 {
     static const char *const sigs[] = { "APIC", "MCFG", "HPET", "FACP", "SPCR", "DMAR",
-                                        "IVRS", "SRAT", "SSDT" };
+                                        "IVRS", "SRAT", "SLIT", "SSDT" };
     uint64_t where[FA_MAX_TABLES];
     size_t at = FA_TABLES_OFF;
     unsigned n = 0;
@@ -100,7 +100,8 @@ static unsigned fa_build(struct fuzz_in *in, uint8_t *mem)
         for (size_t i = 0; i < body; i++) {
             t[FA_HDR + i] = fuzz_u8(in);
         }
-        fa_header(t, sigs[kind % 9], len_field, FA_HDR + body, flags & 1);
+        fa_header(t, sigs[kind % (sizeof(sigs) / sizeof(sigs[0]))], len_field, FA_HDR + body,
+                  flags & 1);
         where[n++] = FA_BASE + at;
         at = (at + FA_HDR + body + 15) & ~(size_t)15;
     }
@@ -135,6 +136,13 @@ static void fa_check(const struct acpi_info *info, int rc, const char *err, size
     FUZZ_CHECK(info->spcr_port == 0 || info->spcr_port <= 0xFFF8);
     FUZZ_CHECK(info->niommu <= ACPI_MAX_IOMMUS);
     FUZZ_CHECK(info->nnuma_cpu <= ACPI_MAX_NUMA_CPUS && info->nnuma_mem <= ACPI_MAX_NUMA_RANGES);
+    FUZZ_CHECK(info->nslit <= ACPI_MAX_SLIT_NODES);
+    for (unsigned i = 0; i < info->nslit; i++) { /* a kept SLIT is a consistent one */
+        for (unsigned j = 0; j < info->nslit; j++) {
+            FUZZ_CHECK((i == j) == (info->slit[i][j] == ACPI_SLIT_LOCAL));
+            FUZZ_CHECK(info->slit[i][j] >= ACPI_SLIT_LOCAL);
+        }
+    }
     for (unsigned i = 0; i < info->nnuma_mem; i++) {
         FUZZ_CHECK(info->numa_mem[i].len != 0 &&
                    info->numa_mem[i].base <= UINT64_MAX - info->numa_mem[i].len);

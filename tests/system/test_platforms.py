@@ -272,6 +272,31 @@ def test_iommu_present(iommu, says):
         finish_lab(lab)
 
 
+def test_numa_pool_falls_back_to_the_nearest_node_by_slit():
+    """Three nodes with a SLIT (QEMU's -numa dist): core 1's node 1 has too little memory for
+    its packet buffers, so they go to the node SLIT says is nearest to it (node 2, distance 15)
+    rather than the lowest addresses (node 0, distance 30); the console shows the SLIT."""
+    numa = ["-object", "memory-backend-ram,size=256M,id=m0",
+            "-object", "memory-backend-ram,size=4M,id=m1",
+            "-object", "memory-backend-ram,size=252M,id=m2",
+            "-numa", "node,nodeid=0,cpus=0,memdev=m0",
+            "-numa", "node,nodeid=1,cpus=1,memdev=m1",
+            "-numa", "node,nodeid=2,memdev=m2",
+            "-numa", "dist,src=0,dst=1,val=30",
+            "-numa", "dist,src=0,dst=2,val=30",
+            "-numa", "dist,src=1,dst=2,val=15"]
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, mem="512M", platform=numa)
+    try:
+        text = lab.guest.text()
+        assert "acpi: SLIT node 1: 30 10 15" in text, text
+        st = lab.stats()
+        pools = {c["core"]: c["pool_node"] for c in st["cores"]}
+        assert pools == {0: 0, 1: 2}, st["cores"]
+        ping_both(lab)
+    finally:
+        finish_lab(lab)
+
+
 def test_numa_two_nodes_each_core_pool_on_its_own_node():
     """Two NUMA nodes (QEMU writes SRAT), one core and half the memory each, one NIC on a
     pxb-pcie expander attached to node 1: each core's node comes from SRAT, and its packet

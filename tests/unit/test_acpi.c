@@ -995,6 +995,74 @@ static void test_srat_nodes(void **state)
     assert_true(warned(w, "structure at 48 has length 0; rest ignored"));
 }
 
+/* SLIT(w, n): a SLIT of n localities at SPARE_OFF, distance 10 on the diagonal and 21
+ * elsewhere (QEMU's -numa dist default is 20; any remote value works); returns the table. */
+static uint8_t *slit_build(struct world *w, uint64_t n)
+{
+    static const size_t tables[] = { FADT_OFF, MADT_OFF, HPET_OFF, MCFG_OFF, SPARE_OFF };
+    uint8_t *t = w->b + SPARE_OFF;
+    build_roots(w, tables, 5);
+    sdt_begin(t, "SLIT", 1);
+    put64(t, 36, n);
+    for (uint64_t i = 0; i < n && n <= 32; i++) {
+        for (uint64_t j = 0; j < n; j++) {
+            t[44 + i * n + j] = i == j ? 10 : (uint8_t)(21 + i + j);
+        }
+    }
+    sdt_end(t, (uint32_t)(44 + (n <= 32 ? n * n : 0)));
+    memset(&w->info, 0, sizeof(w->info));
+    return t;
+}
+
+/* SLIT: the distances kept and asked for; without it, local 10 and remote 20. Hostile tables
+ * (too many localities for the length, reserved or inconsistent distances) are ignored whole
+ * with a warning; more localities than kept are counted. */
+static void test_slit_distances(void **state)
+{
+    struct world *w = *state;
+    slit_build(w, 2);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, 2);
+    assert_int_equal(acpi_node_distance(&w->info, 0, 0), 10);
+    assert_int_equal(acpi_node_distance(&w->info, 0, 1), 22);
+    assert_int_equal(acpi_node_distance(&w->info, 1, 0), 22);
+    assert_int_equal(acpi_node_distance(&w->info, 1, 5), ACPI_SLIT_REMOTE); /* beyond SLIT */
+    assert_int_equal(acpi_node_distance(&w->info, 5, 5), ACPI_SLIT_LOCAL);
+
+    slit_build(w, 10); /* more than ACPI_MAX_SLIT_NODES: the first 8 kept, rows cut right */
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, ACPI_MAX_SLIT_NODES);
+    assert_int_equal(w->info.slit_dropped, 2);
+    assert_int_equal(acpi_node_distance(&w->info, 7, 2), 21 + 7 + 2);
+    assert_int_equal(acpi_node_distance(&w->info, 2, 7), 21 + 2 + 7);
+
+    uint8_t *t = slit_build(w, 3);
+    t[44 + 1] = 9; /* reserved */
+    fix_sum(t, 44 + 9, 9);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, 0);
+    assert_true(warned(w, "SLIT at 0x7ffe2000: distance 9 from 0 to 1 is reserved; ignored"));
+    t = slit_build(w, 3);
+    t[44 + 4] = 30; /* locality 1 not at 10 from itself */
+    fix_sum(t, 44 + 9, 9);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, 0);
+    assert_true(warned(w, "distance 30 from 1 to 1 is not local; ignored"));
+
+    t = slit_build(w, 3);
+    put32(t, 4, 44 + 8); /* one distance short */
+    fix_sum(t, 44 + 8, 9);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, 0);
+    assert_true(warned(w, "SLIT at 0x7ffe2000: 3 localities do not fit its 52 bytes; ignored"));
+    slit_build(w, 1ULL << 40); /* N * N would overflow: refused before any read */
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, 0);
+    slit_build(w, 0);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(w->info.nslit, 0);
+}
+
 static void test_warnings_overflow_and_null_entries(void **state)
 {
     struct world *w = *state;
@@ -1230,6 +1298,7 @@ int main(void)
         T(test_spcr_console),
         T(test_dmar_and_ivrs),
         T(test_srat_nodes),
+        T(test_slit_distances),
         T(test_warnings_overflow_and_null_entries),
         T(test_unknown_and_duplicate_tables),
         T(test_random_corruption),
