@@ -987,7 +987,8 @@ static void doc_end(const char *section)
 static const struct stats_counter stats_doc_extra_core[] = {
     { "node", 0, "the core's NUMA node (the firmware's SRAT; 0 without one)" },
     { "pool_node", 0, "the node the core's packet buffers lie in: its own, unless that node's "
-                      "memory ran out (2^64 - 1: in memory SRAT assigns to no node)" },
+                      "memory ran out (then the nearest by SLIT; 2^64 - 1: in memory SRAT "
+                      "assigns to no node)" },
     { "pool_size", 0, "packet buffers in the core's own pool (`nic.pool_buffers`)" },
     { "pool_free", 0, "of which free now; with traffic stopped, `pool_size` minus the buffers "
                       "posted in the core's RX rings" },
