@@ -35,13 +35,17 @@ def client(lab, *args, timeout=300, host=APPLIANCE):
 
 
 def settled(lab, timeout=20):
-    """stats json once the sink holds no connection and no borrowed buffer."""
+    """stats json once the sink holds no connection and no borrowed buffer, and every buffer
+    lwIP released is back in its core's pool (the return ring is drained by the owner core's
+    next pass, a moment after lwIP lets go)."""
     deadline = time.monotonic() + timeout
     while True:
         st = lab.stats()
         sink = st["sink"]
         idle = all(sink[s]["active"] == 0 for s in ("discard", "echo", "iperf3", "netperf"))
-        if idle and sink["netif"]["rx_wrapped"] == sink["netif"]["rx_released"]:
+        home = (sum(c["sink_handed"] for c in st["cores"]) ==
+                sum(c["sink_reclaimed"] for c in st["cores"]))
+        if idle and sink["netif"]["rx_wrapped"] == sink["netif"]["rx_released"] and home:
             return st
         assert time.monotonic() < deadline, sink
         time.sleep(0.5)
