@@ -25,6 +25,22 @@ TP_STATUS_VLAN_VALID = 1 << 4
 AUXDATA = struct.Struct("=IIIHHHH")  # struct tpacket_auxdata (linux/if_packet.h)
 
 
+def frame_tag(data, anc):
+    """(VID or None, the frame without its tag) of a frame recvmsg'd with PACKET_AUXDATA on:
+    the kernel reports a tag it took off in the auxdata; one it left in place is read and
+    removed here."""
+    tag = None
+    for level, kind, value in anc:
+        if level == SOL_PACKET and kind == PACKET_AUXDATA:
+            status, _, _, _, _, tci, _ = AUXDATA.unpack(value[:AUXDATA.size])
+            if status & TP_STATUS_VLAN_VALID:
+                tag = tci & 0x0FFF
+    if tag is None and data[12:14] == b"\x81\x00":
+        tag = struct.unpack(">H", data[14:16])[0] & 0x0FFF
+        data = data[:12] + data[16:]
+    return tag, data
+
+
 def send(iface, vids, count):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((iface, 0))
@@ -54,14 +70,7 @@ def recv(iface, seconds):
         if i < 0:
             continue
         sent_vid = struct.unpack(">H", data[i + len(MAGIC):i + len(MAGIC) + 2])[0]
-        tag = None
-        for level, kind, value in anc:
-            if level == SOL_PACKET and kind == PACKET_AUXDATA:
-                status, _, _, _, _, tci, _ = AUXDATA.unpack(value[:AUXDATA.size])
-                if status & TP_STATUS_VLAN_VALID:
-                    tag = tci & 0x0FFF
-        if tag is None and data[12:14] == b"\x81\x00":  # a kernel that left the tag in place
-            tag = struct.unpack(">H", data[14:16])[0] & 0x0FFF
+        tag, _ = frame_tag(data, anc)
         if tag != sent_vid:
             bad += 1
             continue

@@ -21,11 +21,7 @@ import struct
 import sys
 import time
 
-ETH_P_ALL = 0x0003
-SOL_PACKET = 263
-PACKET_AUXDATA = 8
-TP_STATUS_VLAN_VALID = 1 << 4
-AUXDATA = struct.Struct("=IIIHHHH")  # struct tpacket_auxdata (linux/if_packet.h)
+from vlanframes import AUXDATA, ETH_P_ALL, PACKET_AUXDATA, SOL_PACKET, frame_tag  # beside it
 BCAST = b"\xff" * 6
 
 
@@ -74,16 +70,7 @@ class Host:
         if not select.select([self.s], [], [], max(timeout, 0))[0]:
             return None
         data, anc, _, _ = self.s.recvmsg(4096, socket.CMSG_SPACE(AUXDATA.size))
-        tag = None
-        for level, kind, value in anc:
-            if level == SOL_PACKET and kind == PACKET_AUXDATA:
-                status, _, _, _, _, tci, _ = AUXDATA.unpack(value[:AUXDATA.size])
-                if status & TP_STATUS_VLAN_VALID:
-                    tag = tci & 0x0FFF
-        if tag is None and data[12:14] == b"\x81\x00":  # a kernel that left the tag in place
-            tag = struct.unpack(">H", data[14:16])[0] & 0x0FFF
-            data = data[:12] + data[16:]
-        return tag, data
+        return frame_tag(data, anc)
 
     def about_us(self, etype, f):
         """An ARP for our address or an IPv4 datagram to it (whatever its tag)."""
