@@ -6,7 +6,10 @@
  * window instead of filling our memory. What echo has written and the client not yet
  * acknowledged is copied into lwIP's heap; it is capped per connection (ECHO_MAX_UNACKED), so
  * that clients which send but never read cannot take the whole heap (16 connections x lwIP's
- * 256 KiB send buffer would be all 4 MiB of it) from iperf3 and netperf.
+ * 256 KiB send buffer would be all 4 MiB of it) from iperf3 and netperf. What echo has received
+ * and not yet written back stays in the driver's buffers it arrived in, so an echo connection
+ * offers a 64 KiB receive window (ECHO_WINDOW), not lwIP's 512 KiB: clients that send but never
+ * read hold at most that each, and their cores keep buffers to receive and forward with.
  */
 #include <string.h>
 
@@ -14,11 +17,13 @@
 #include "console.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
+#include "net/lwip-port/tcp_hooks.h"
 #include "sink.h"
 
 #define DISCARD_PORT 9
 #define ECHO_PORT 7
 #define ECHO_MAX_UNACKED (64 * 1024) /* a few LAN round trips of data at 10 Gb/s */
+#define ECHO_WINDOW 65535u           /* the most a SYN offers: see lwport_tcp_cap_window */
 
 struct basic_conn {
     struct tcp_pcb *pcb; /* NULL: slot free */
@@ -62,7 +67,8 @@ static void basic_close(struct basic_conn *c)
     tcp_recv(pcb, NULL);
     tcp_sent(pcb, NULL);
     tcp_err(pcb, NULL);
-    if (tcp_close(pcb) != ERR_OK) {
+    err_t closed = c->svc == SINK_ECHO ? lwport_tcp_close_capped(pcb, ECHO_WINDOW) : tcp_close(pcb);
+    if (closed != ERR_OK) {
         tcp_abort(pcb); /* out of memory for the FIN: a reset still ends it */
     }
     basic_release(c, false);
@@ -168,6 +174,9 @@ static err_t basic_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     sink_stats[svc].tests_run++;
     sink_stats[svc].active++;
     ip_set_option(pcb, SOF_KEEPALIVE); /* a peer that vanishes is found and freed */
+    if (svc == SINK_ECHO) {
+        lwport_tcp_cap_window(pcb, ECHO_WINDOW);
+    }
     tcp_arg(pcb, c);
     tcp_recv(pcb, basic_recv);
     tcp_sent(pcb, basic_sent);

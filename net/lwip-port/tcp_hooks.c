@@ -119,3 +119,45 @@ err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen
     }
     return ERR_OK;
 }
+
+/*
+ * lwport_tcp_cap_window: every lwIP connection offers TCP_WND (512 KiB, scaled) so that one
+ * stream can fill a 10 Gb/s path; a service that keeps what it receives until it can act on it
+ * (echo, whose client may never read) would then hold up to 512 KiB of its core's receive
+ * buffers per connection. Capping a connection's window bounds that at the source. lwIP has no
+ * per-connection window, so the pcb's three window fields are set here: the receive window
+ * tcp_receive accepts into, the window the next ACK announces, and its right edge. A SYN never
+ * carries a scaled window (RFC 7323 2.2), so in the accept callback the peer has been offered
+ * at most 65535 bytes: a cap up to that withdraws nothing it was offered, and since the window
+ * only reopens by what tcp_recved gives back, it never grows past the cap again.
+ */
+static tcpwnd_size_t lwport_window_cap(const struct tcp_pcb *pcb, uint32_t bytes)
+{
+    return (tcpwnd_size_t)LWIP_MIN(LWIP_MIN(bytes, 0xffffu), TCP_WND_MAX(pcb));
+}
+
+void lwport_tcp_cap_window(struct tcp_pcb *pcb, uint32_t bytes)
+{
+    tcpwnd_size_t cap = lwport_window_cap(pcb, bytes);
+    if (pcb->rcv_wnd > cap) {
+        pcb->rcv_wnd = cap;
+    }
+    if (pcb->rcv_ann_wnd > cap) {
+        pcb->rcv_ann_wnd = cap;
+        pcb->rcv_ann_right_edge = pcb->rcv_nxt + cap;
+    }
+}
+
+/*
+ * lwport_tcp_close_capped: tcp_close resets a connection whose receive window is not whole
+ * (data the application never took: RFC 2525 2.17) instead of closing it. A capped window is
+ * short by design, so what the cap took is given back first: the check then sees only bytes
+ * really left untaken. Nothing announces the restored window; the FIN follows at once.
+ */
+int8_t lwport_tcp_close_capped(struct tcp_pcb *pcb, uint32_t bytes)
+{
+    if (pcb->state == ESTABLISHED || pcb->state == CLOSE_WAIT) {
+        pcb->rcv_wnd += TCP_WND_MAX(pcb) - lwport_window_cap(pcb, bytes);
+    }
+    return tcp_close(pcb);
+}

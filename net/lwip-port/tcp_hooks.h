@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+struct tcp_pcb;
+
 /* TCP counters the hook sees that lwIP's MIB-II counters do not have. */
 struct lwport_tcp_stats {
     uint64_t out_of_order;      /* data segments beyond the next expected byte */
@@ -26,5 +28,12 @@ void lwport_tcp_persist_fixup(void);
 /* lwport_tcp_ack_burst: send now every ACK lwIP left for its delayed-ACK timer (tcp_hooks.c
  * says why). After each burst of received frames has gone through lwIP. */
 void lwport_tcp_ack_burst(void);
+
+/* lwport_tcp_cap_window: from now on `pcb` offers at most `bytes` (<= 65535) of receive window
+ * (tcp_hooks.c says when that is safe). In the accept callback, before any data. */
+void lwport_tcp_cap_window(struct tcp_pcb *pcb, uint32_t bytes);
+
+/* lwport_tcp_close_capped: tcp_close for a connection capped with the same `bytes`. */
+int8_t lwport_tcp_close_capped(struct tcp_pcb *pcb, uint32_t bytes);
 
 #endif

@@ -690,11 +690,12 @@ static struct tcp_pcb *ts_pcb_on(uint16_t lport)
 /* A client that sends to echo and reads nothing back: echo keeps at most ECHO_MAX_UNACKED
  * (64 KiB, apps/sink/basic.c) of it in lwIP's heap, not the 256 KiB send buffer, and leaves
  * the rest unacknowledged, so the client's window closes; once the client acknowledges what
- * it got, everything comes back. */
+ * it got, everything comes back. The client sends without waiting, but within what echo can
+ * take unacknowledged: the 64 KiB queued plus its 64 KiB window (ECHO_WINDOW). */
 static void test_tcp_echo_caps_what_it_queues(void **state)
 {
     (void)state;
-    enum { SENT = 100 * 1460 };
+    enum { SENT = 80 * 1460 };
     struct sink_peer p = ts_peer(1);
     struct sink_tcp c;
     ts_connect(&c, &p, 40014, 7);
@@ -721,6 +722,72 @@ static void test_tcp_echo_caps_what_it_queues(void **state)
     }
     assert_int_equal(c.data_received, SENT);
     ts_close(&c);
+    ts_assert_idle();
+}
+
+/* ts_send_full: n full segments from the client, a pass every 16; the most window the sink
+ * offered meanwhile in *max_wnd (c->snd_wnd: the last it offered). */
+static void ts_send_full(struct sink_tcp *c, unsigned n, uint32_t *max_wnd)
+{
+    for (unsigned i = 0; i < n; i++) {
+        sink_peer_hand(c->peer, sink_tcp_data(c, NULL, 1460));
+        if (i % 16 == 15 || i == n - 1) {
+            unsigned from = ts_ncaps;
+            ts_pass();
+            ts_tcp_feed(c, from);
+            *max_wnd = c->snd_wnd > *max_wnd ? c->snd_wnd : *max_wnd;
+            ts_ncaps = 0;
+        }
+    }
+}
+
+/* An echo client whose own window is shut (it never reads): echo can send nothing back, so it
+ * keeps what it received in the driver's buffers; the connection offers at most 65535 bytes
+ * (ECHO_WINDOW, apps/sink/basic.c), so what the client sends beyond is dropped at once and
+ * the core keeps its pool, where a discard connection is offered lwIP's whole TCP_WND. Once
+ * the client reads, echo returns all it took and both connections close cleanly (no reset:
+ * lwIP resets a connection closed with data its application did not take). */
+static void test_tcp_echo_window_bounds_what_it_holds(void **state)
+{
+    (void)state;
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp d, e;
+    uint32_t discard_wnd = 0, echo_wnd = 0;
+    ts_connect(&d, &p, 40015, 9);
+    ts_send_full(&d, 4, &discard_wnd);
+    assert_true(discard_wnd > 256 * 1024);
+    assert_int_equal(ts_reclaim(), 4); /* discard took them: home at once */
+
+    ts_connect(&e, &p, 40016, 7);
+    e.wnd = 0;
+    ts_send_full(&e, 100, &echo_wnd); /* 146000 bytes: more than twice the window */
+    assert_true(echo_wnd > 0 && echo_wnd <= 65535);
+    assert_true(e.snd_wnd < 1460); /* shut: the client must wait */
+    ts_reclaim();
+    unsigned held = TS_POOL - fsp_pool_free(1);
+    /* a window's worth of full segments, and one cut at its edge */
+    assert_true(held >= 65535 / 1460 && held <= (65535 + 1459) / 1460 + 1);
+
+    /* Echo took what it could queue (64 KiB, ECHO_MAX_UNACKED) and a window more. The client
+     * reads again and goes back to the first byte not acknowledged, where it ends the stream:
+     * everything echo took comes back. */
+    uint32_t accepted = e.snd_una - (e.iss + 1);
+    assert_true(accepted > 64 * 1024 + 65535 - 1460 && accepted <= 64 * 1024 + 65535 + 1460);
+    e.wnd = 0xffff;
+    e.snd_nxt = e.snd_una;
+    for (unsigned round = 0; round < 400 && e.data_received < accepted; round++) {
+        unsigned from = ts_ncaps;
+        sink_peer_hand(&p, sink_tcp_ack(&e));
+        ts_advance(10, 10);
+        ts_tcp_feed(&e, from);
+        if (ts_ncaps > TS_MAX_CAPS - 64) {
+            ts_ncaps = 0;
+        }
+    }
+    assert_int_equal(e.data_received, accepted);
+    ts_close(&e);
+    assert_false(e.rst_received);
+    ts_close(&d);
     ts_assert_idle();
 }
 
@@ -829,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
         cmocka_unit_test(test_tcp_echo),
         cmocka_unit_test(test_tcp_echo_caps_what_it_queues),
+        cmocka_unit_test(test_tcp_echo_window_bounds_what_it_holds),
         cmocka_unit_test(test_syn_ack_retransmitted_on_the_clock),
         cmocka_unit_test(test_tcp_zero_window_then_late_ack),
     };
