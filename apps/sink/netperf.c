@@ -6,8 +6,11 @@
  * One session per control connection (at most CONFIG_SINK_MAX_TESTS; the next one is reset and
  * counted as refused). A session answers DO_OMNI requests one after another (-i iterations):
  * open the data endpoint (TCP listener or UDP pcb), answer with its port, run the data phase,
- * close the data endpoint and send the results. Nothing here blocks: callbacks count and
- * answer, netperf_poll() handles the deadlines and refills what the appliance sends.
+ * close the data endpoint and send the results. Connection tests (TCP_CRR, TCP_CC) keep the
+ * listener for the whole test and serve one connection at a time, each one transaction that
+ * the server ends by closing (as netserver: the TIME_WAIT is ours, and lwIP recycles the
+ * oldest when its pcbs run out). Nothing here blocks: callbacks count and answer,
+ * netperf_poll() handles the deadlines and refills what the appliance sends.
  */
 #include "sink.h"
 
@@ -54,6 +57,7 @@ struct np_session {
     uint32_t idle_since_ms;
 
     struct netperf_omni_req req;
+    bool classic; /* TCP_CC's classic messages (DO_TCP_CC), not omni's */
     uint32_t resp_flags;
     uint16_t data_port;
     struct tcp_pcb *listen; /* TCP tests until the client connects */
@@ -66,6 +70,7 @@ struct np_session {
     uint64_t rx_bytes, tx_bytes; /* received; sent and acknowledged (UDP: sent) */
     uint64_t tx_owed;            /* bytes still to hand to tcp_write */
     uint32_t recv_calls, send_calls, trans;
+    uint32_t conn_trans0; /* connection tests: trans when the current connection came */
     uint32_t rr_have;  /* TCP_RR: bytes of the current request received so far */
     uint32_t fill_off; /* where the next write starts in np_fill */
     uint64_t busy0, idle0;
@@ -237,8 +242,10 @@ static bool np_test_end(struct np_session *s, enum np_end how)
         res.num_cpus = 1; /* the sink core: service demand is its time per unit */
     }
     np_data_release(s, how == NP_END_RESET);
-    /* A lost UDP end marker is normal (netserver's pad timer exists for it). */
-    if (how == NP_END_CLIENT || (how == NP_END_TIMEOUT && udp)) {
+    /* A lost UDP end marker is normal (netserver's pad timer exists for it), and a connection
+     * test has no end marker at all: its server's timer ends it. */
+    bool timer_ends = udp || netperf_connection_test(s->req.test);
+    if (how == NP_END_CLIENT || (how == NP_END_TIMEOUT && timer_ends)) {
         NP_STATS->tests_done++;
     } else {
         NP_STATS->tests_failed++;
@@ -247,7 +254,11 @@ static bool np_test_end(struct np_session *s, enum np_end how)
     s->state = NP_IDLE;
     s->idle_since_ms = sink_now_ms();
     uint8_t msg[NETPERF_MSG_BYTES];
-    netperf_build_results(msg, &res);
+    if (s->classic) {
+        netperf_build_cc_results(msg, &res);
+    } else {
+        netperf_build_results(msg, &res);
+    }
     if (!np_ctl_send(s, msg)) {
         return false;
     }
@@ -286,6 +297,11 @@ static bool np_tcp_pump(struct np_session *s)
         if (s->tx_owed != NP_OWED_FOREVER) {
             s->tx_owed -= n;
         }
+        if (netperf_connection_test(s->req.test)) {
+            /* counted when written: the connection closes behind it (np_data_sent) */
+            s->tx_bytes += n;
+            NP_STATS->tx_bytes += n;
+        }
         s->send_calls++;
         wrote = true;
     }
@@ -316,10 +332,53 @@ static void np_rr_consume(struct np_session *s, uint32_t n)
     s->tx_owed += whole * s->req.response_size;
 }
 
+/* --- connection tests: one transaction per connection ------------------------------------ */
+
+/* np_conn_close: the server ends the current connection (netserver closes first: the client
+ * waits for our FIN), then the test if it was counted (-l -N) and this was the last one. */
+static void np_conn_close(struct np_session *s)
+{
+    if (s->req.test == NETPERF_TCP_CC) {
+        s->trans++; /* no request to count it by */
+    }
+    np_tcp_release(s->data, false);
+    s->data = NULL;
+    int32_t len = s->req.test_length;
+    if (len < 0 && s->trans >= (uint32_t)-(int64_t)len) {
+        np_test_end(s, NP_END_CLIENT);
+    }
+}
+
+/* np_conn_progress: TCP_CRR's connection is done once a request came and every byte owed for
+ * it is written. */
+static void np_conn_progress(struct np_session *s)
+{
+    if (s->data != NULL && s->trans > s->conn_trans0 && s->tx_owed == 0) {
+        np_conn_close(s);
+    }
+}
+
+/* np_conn_lost: the client closed or reset its side first (its timer fired mid-transaction):
+ * that connection is over, the test is not. */
+static void np_conn_lost(struct np_session *s, bool reset)
+{
+    if (reset) {
+        s->data = NULL; /* lwIP freed it */
+        np_unhold();
+        return;
+    }
+    np_tcp_release(s->data, false);
+    s->data = NULL;
+}
+
 static err_t np_data_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
     struct np_session *s = arg;
     np_aborted = NULL;
+    if (p == NULL && netperf_connection_test(s->req.test)) {
+        np_conn_lost(s, false);
+        return np_aborted == pcb ? ERR_ABRT : ERR_OK;
+    }
     if (p == NULL) {
         /* The client's FIN: the end of every TCP test (MAERTS: its timer fired first). */
         np_test_end(s, NP_END_CLIENT);
@@ -335,11 +394,14 @@ static err_t np_data_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
     NP_STATS->rx_bytes += n;
     tcp_recved(pcb, n);
     pbuf_free(p);
-    if (s->req.test == NETPERF_TCP_RR) {
+    if (s->req.test == NETPERF_TCP_RR || s->req.test == NETPERF_TCP_CRR) {
         np_rr_consume(s, n);
         np_tcp_pump(s);
     }
-    return ERR_OK;
+    if (s->req.test == NETPERF_TCP_CRR) {
+        np_conn_progress(s);
+    }
+    return np_aborted == pcb ? ERR_ABRT : ERR_OK;
 }
 
 /* Acknowledged bytes. Never ends the test here: with window scaling lwIP reports one ACK in
@@ -347,7 +409,12 @@ static err_t np_data_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
 static err_t np_data_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
     struct np_session *s = arg;
-    (void)pcb;
+    np_aborted = NULL;
+    if (netperf_connection_test(s->req.test)) {
+        np_tcp_pump(s); /* a response larger than the send buffer */
+        np_conn_progress(s);
+        return np_aborted == pcb ? ERR_ABRT : ERR_OK;
+    }
     s->tx_bytes += len;
     NP_STATS->tx_bytes += len;
     if (s->state == NP_TEST) {
@@ -364,6 +431,10 @@ static void np_data_err(void *arg, err_t err)
 {
     struct np_session *s = arg;
     (void)err;
+    if (netperf_connection_test(s->req.test)) {
+        np_conn_lost(s, true);
+        return;
+    }
     s->data = NULL; /* lwIP freed it */
     np_unhold();
     np_test_end(s, NP_END_RESET);
@@ -377,7 +448,8 @@ static err_t np_data_accept(void *arg, struct tcp_pcb *pcb, err_t err)
         return ERR_VAL;
     }
     if (s->data != NULL || s->listen == NULL) {
-        tcp_abort(pcb); /* netserver accepts one data connection per test */
+        /* netserver accepts one data connection per test, or (connection tests) one at a time */
+        tcp_abort(pcb);
         return ERR_ABRT;
     }
     s->data = pcb;
@@ -388,6 +460,12 @@ static err_t np_data_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     tcp_err(pcb, np_data_err);
     if (s->resp_flags & NETPERF_FLAG_NODELAY) {
         tcp_nagle_disable(pcb);
+    }
+    if (netperf_connection_test(s->req.test)) {
+        /* TCP_CC's connection is closed by netperf_poll: closing it in here would leave
+         * lwIP's handling of the handshake's last segment with a pcb it no longer expects */
+        s->conn_trans0 = s->trans;
+        return ERR_OK;
     }
     np_tcp_release(s->listen, false); /* safe here: lwIP is done with the listener */
     s->listen = NULL;
@@ -521,11 +599,15 @@ static void np_deadlines(struct np_session *s)
     }
 }
 
-/* np_start: answer a DO_OMNI: open the data endpoint, then the response naming its port. */
-static void np_start(struct np_session *s)
+/* np_start: answer a DO_OMNI (or a classic DO_TCP_CC): open the data endpoint, then the
+ * response naming its port. */
+static void np_start(struct np_session *s, bool classic)
 {
     uint8_t msg[NETPERF_MSG_BYTES];
-    uint32_t serv_errno = netperf_parse_omni(s->rx.buf, &s->req);
+    uint32_t resp_type = classic ? NETPERF_MSG_TCP_CC_RESPONSE : NETPERF_MSG_OMNI_RESPONSE;
+    s->classic = classic;
+    uint32_t serv_errno = classic ? netperf_parse_tcp_cc(s->rx.buf, &s->req)
+                                  : netperf_parse_omni(s->rx.buf, &s->req);
     uint16_t port = 0;
     if (serv_errno == 0) {
         port = np_open_data(s);
@@ -534,7 +616,7 @@ static void np_start(struct np_session *s)
         NP_STATS->protocol_errors++; /* a test we do not run: the client prints the errno */
     }
     if (serv_errno != 0) {
-        netperf_build_error(msg, NETPERF_MSG_OMNI_RESPONSE, serv_errno);
+        netperf_build_error(msg, resp_type, serv_errno);
         np_ctl_send(s, msg);
         return;
     }
@@ -549,7 +631,11 @@ static void np_start(struct np_session *s)
         .flags = s->resp_flags,
         .data_port = port,
     };
-    netperf_build_response(msg, &s->req, &resp);
+    if (classic) {
+        netperf_build_cc_response(msg, &s->req, &resp);
+    } else {
+        netperf_build_response(msg, &s->req, &resp);
+    }
     if (!np_ctl_send(s, msg)) {
         return;
     }
@@ -558,7 +644,7 @@ static void np_start(struct np_session *s)
     s->start_ms = sink_now_ms();
     np_deadlines(s);
     s->rx_bytes = s->tx_bytes = 0;
-    s->recv_calls = s->send_calls = s->trans = s->rr_have = s->fill_off = 0;
+    s->recv_calls = s->send_calls = s->trans = s->conn_trans0 = s->rr_have = s->fill_off = 0;
     s->tx_owed = 0;
     if (s->req.test == NETPERF_TCP_MAERTS) {
         int32_t len = s->req.test_length;
@@ -579,7 +665,10 @@ static void np_process(struct np_session *s)
     s->idle_since_ms = sink_now_ms();
     switch (type) {
     case NETPERF_MSG_DO_OMNI:
-        np_start(s);
+        np_start(s, false);
+        break;
+    case NETPERF_MSG_DO_TCP_CC:
+        np_start(s, true);
         break;
     case NETPERF_MSG_PASSPHRASE:
         break; /* netserver without -Z ignores it, and the client expects no answer */
@@ -708,6 +797,19 @@ void netperf_init(void)
     tcp_accept(np_listener, np_ctl_accept);
 }
 
+/* np_poll_connection: TCP_CC's accepted connection is closed here; TCP_CRR's response is
+ * refilled if the send buffer was full. */
+static bool np_poll_connection(struct np_session *s)
+{
+    if (s->req.test == NETPERF_TCP_CC) {
+        np_conn_close(s);
+        return true;
+    }
+    bool wrote = s->tx_owed > 0 && np_tcp_pump(s);
+    np_conn_progress(s);
+    return wrote;
+}
+
 /* np_poll_one: one session's deadlines and refills. Returns true if it did something. */
 static bool np_poll_one(struct np_session *s, uint32_t now)
 {
@@ -725,6 +827,9 @@ static bool np_poll_one(struct np_session *s, uint32_t now)
         }
         if (s->data == NULL || s->req.test == NETPERF_TCP_STREAM) {
             return false;
+        }
+        if (netperf_connection_test(s->req.test)) {
+            return np_poll_connection(s);
         }
         if (s->send_timed && np_reached(now, s->send_end_ms)) {
             np_maerts_stop(s);

@@ -58,6 +58,27 @@
 #define NP_RES_CONG_CONTROL 276 /* char[16], raw */
 #define NP_RES_CONG_CONTROL_BYTES 16
 
+/* TCP_CC's classic messages (nettest_bsd.h tcp_cc_*_struct): every body word converted. */
+#define NP_CC_REQ_NO_DELAY 40
+#define NP_CC_REQ_MEASURE_CPU 44
+#define NP_CC_REQ_TEST_LENGTH 52
+#define NP_CC_REQ_PORT 64
+#define NP_CC_REQ_IPFAMILY 68
+#define NP_CC_RESP_RECV_BUF 8
+#define NP_CC_RESP_NO_DELAY 12
+#define NP_CC_RESP_MEASURE_CPU 16
+#define NP_CC_RESP_TEST_LENGTH 20
+#define NP_CC_RESP_SEND_BUF 24
+#define NP_CC_RESP_DATA_PORT 28
+#define NP_CC_RES_BYTES_RX 8
+#define NP_CC_RES_RECV_CALLS 12
+#define NP_CC_RES_TRANS 16
+#define NP_CC_RES_ELAPSED 20
+#define NP_CC_RES_CPU_UTIL 24
+#define NP_CC_RES_SERV_DEM 28
+#define NP_CC_RES_CPU_METHOD 32
+#define NP_CC_RES_NUM_CPUS 36
+
 /* netlib.h: cpu_method 1 = HP_IDLE_COUNTER, printed 'I': utilization from idle time. */
 #define NP_CPU_METHOD_IDLE_COUNTER 1
 
@@ -112,10 +133,22 @@ uint32_t netperf_msg_type(const uint8_t msg[NETPERF_MSG_BYTES])
     return np_get32(msg, 0);
 }
 
-/* The test from protocol and the server's direction; the serv_errno if unsupported. */
-static uint32_t np_pick_test(uint32_t protocol, uint32_t direction, enum netperf_test *t)
+/* The test from protocol, the server's direction and whether each transaction is a
+ * connection of its own; the serv_errno if unsupported. */
+static uint32_t np_pick_test(uint32_t protocol, uint32_t direction, bool connect,
+                             enum netperf_test *t)
 {
     const uint32_t both = NETPERF_DIR_XMIT | NETPERF_DIR_RECV;
+    if (protocol == NETPERF_IPPROTO_TCP && connect) {
+        if (direction == both) {
+            *t = NETPERF_TCP_CRR;
+        } else if (direction == 0) {
+            *t = NETPERF_TCP_CC; /* connect and close, no data */
+        } else {
+            return NETPERF_SERV_EOPNOTSUPP; /* a stream per connection: not a netperf test */
+        }
+        return 0;
+    }
     if (protocol == NETPERF_IPPROTO_TCP) {
         if (direction == NETPERF_DIR_RECV) {
             *t = NETPERF_TCP_STREAM;
@@ -124,11 +157,11 @@ static uint32_t np_pick_test(uint32_t protocol, uint32_t direction, enum netperf
         } else if (direction == both) {
             *t = NETPERF_TCP_RR;
         } else {
-            return NETPERF_SERV_EOPNOTSUPP; /* TCP_CC (neither) or garbage */
+            return NETPERF_SERV_EOPNOTSUPP; /* neither direction without a connection test */
         }
         return 0;
     }
-    if (protocol == NETPERF_IPPROTO_UDP) {
+    if (protocol == NETPERF_IPPROTO_UDP && !connect) {
         if (direction == NETPERF_DIR_RECV) {
             *t = NETPERF_UDP_STREAM;
         } else if (direction == both) {
@@ -138,7 +171,8 @@ static uint32_t np_pick_test(uint32_t protocol, uint32_t direction, enum netperf
         }
         return 0;
     }
-    return NETPERF_SERV_EPROTONOSUPPORT;
+    return protocol == NETPERF_IPPROTO_UDP ? NETPERF_SERV_EOPNOTSUPP
+                                           : NETPERF_SERV_EPROTONOSUPPORT;
 }
 
 /* RR sizes: a request and a response of at least one byte, bounded per protocol. */
@@ -146,7 +180,7 @@ static uint32_t np_check_rr(struct netperf_omni_req *req, uint32_t rq, uint32_t 
 {
     uint32_t max = req->test == NETPERF_UDP_RR ? NETPERF_UDP_MAX_BYTES : NETPERF_TCP_RR_MAX_BYTES;
     /* UDP: the server answers each datagram, whatever its size; only the answer is ours. */
-    if (req->test == NETPERF_TCP_RR && (rq == 0 || rq > max)) {
+    if (req->test != NETPERF_UDP_RR && (rq == 0 || rq > max)) {
         return NETPERF_SERV_EINVAL;
     }
     if (rs == 0 || rs > max) {
@@ -165,15 +199,13 @@ uint32_t netperf_parse_omni(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf
         return NETPERF_SERV_EAFNOSUPPORT;
     }
     req->flags = np_get32(msg, NP_REQ_FLAGS);
-    if (req->flags & NETPERF_FLAG_CONNECT_TEST) {
-        return NETPERF_SERV_EOPNOTSUPP;
-    }
     uint32_t err = np_pick_test(np_get32(msg, NP_REQ_PROTOCOL), np_get32(msg, NP_REQ_DIRECTION),
-                                &req->test);
+                                (req->flags & NETPERF_FLAG_CONNECT_TEST) != 0, &req->test);
     if (err != 0) {
         return err;
     }
-    if (req->test == NETPERF_TCP_RR || req->test == NETPERF_UDP_RR) {
+    if (req->test == NETPERF_TCP_RR || req->test == NETPERF_UDP_RR ||
+        req->test == NETPERF_TCP_CRR) {
         err = np_check_rr(req, np_get32(msg, NP_REQ_REQUEST_SIZE),
                           np_get32(msg, NP_REQ_RESPONSE_SIZE));
         if (err != 0) {
@@ -202,6 +234,52 @@ uint32_t netperf_parse_omni(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf
     return 0;
 }
 
+uint32_t netperf_parse_tcp_cc(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf_omni_req *req)
+{
+    memset(req, 0, sizeof(*req));
+    uint32_t family = np_get32(msg, NP_CC_REQ_IPFAMILY);
+    if (family != NETPERF_NF_INET && family != NETPERF_NF_UNSPEC) {
+        return NETPERF_SERV_EAFNOSUPPORT;
+    }
+    uint32_t port = np_get32(msg, NP_CC_REQ_PORT);
+    if (port > 65535) {
+        return NETPERF_SERV_EINVAL;
+    }
+    req->test = NETPERF_TCP_CC;
+    req->data_port = (uint16_t)port;
+    req->test_length = (int32_t)np_get32(msg, NP_CC_REQ_TEST_LENGTH);
+    req->flags = (np_get32(msg, NP_CC_REQ_NO_DELAY) ? NETPERF_FLAG_NODELAY : 0) |
+                 (np_get32(msg, NP_CC_REQ_MEASURE_CPU) ? NETPERF_FLAG_MEASURE_CPU : 0) |
+                 NETPERF_FLAG_CONNECT_TEST;
+    return 0;
+}
+
+void netperf_build_cc_response(uint8_t out[NETPERF_MSG_BYTES], const struct netperf_omni_req *req,
+                               const struct netperf_omni_resp *resp)
+{
+    np_header(out, NETPERF_MSG_TCP_CC_RESPONSE, 0);
+    np_put32(out, NP_CC_RESP_RECV_BUF, resp->recv_buf_bytes);
+    np_put32(out, NP_CC_RESP_NO_DELAY, (resp->flags & NETPERF_FLAG_NODELAY) ? 1 : 0);
+    np_put32(out, NP_CC_RESP_MEASURE_CPU, (resp->flags & NETPERF_FLAG_MEASURE_CPU) ? 1 : 0);
+    np_put32(out, NP_CC_RESP_TEST_LENGTH, (uint32_t)req->test_length);
+    np_put32(out, NP_CC_RESP_SEND_BUF, resp->send_buf_bytes);
+    np_put32(out, NP_CC_RESP_DATA_PORT, resp->data_port);
+    /* cpu_rate 0.0 (no calibration: idle counter), no copy avoidance */
+}
+
+void netperf_build_cc_results(uint8_t out[NETPERF_MSG_BYTES], const struct netperf_results *res)
+{
+    np_header(out, NETPERF_MSG_TCP_CC_RESULTS, 0);
+    np_put32(out, NP_CC_RES_BYTES_RX, (uint32_t)res->bytes_received);
+    np_put32(out, NP_CC_RES_RECV_CALLS, res->recv_calls);
+    np_put32(out, NP_CC_RES_TRANS, res->trans_received);
+    np_putf(out, NP_CC_RES_ELAPSED, res->elapsed_s);
+    np_putf(out, NP_CC_RES_CPU_UTIL, res->cpu_reported ? res->cpu_util_pct : -1.0f);
+    np_putf(out, NP_CC_RES_SERV_DEM, -1.0f); /* the client computes service demand itself */
+    np_put32(out, NP_CC_RES_CPU_METHOD, res->cpu_reported ? NP_CPU_METHOD_IDLE_COUNTER : 0);
+    np_put32(out, NP_CC_RES_NUM_CPUS, res->cpu_reported ? res->num_cpus : 1);
+}
+
 /* netserver's buffer-ring width: as requested, else buffer / size + 1 and at least 2. */
 static uint32_t np_width(uint32_t requested, uint32_t buf_bytes, uint32_t size)
 {
@@ -215,9 +293,10 @@ static uint32_t np_width(uint32_t requested, uint32_t buf_bytes, uint32_t size)
 void netperf_build_response(uint8_t out[NETPERF_MSG_BYTES], const struct netperf_omni_req *req,
                             const struct netperf_omni_resp *resp)
 {
-    bool rr = req->test == NETPERF_TCP_RR || req->test == NETPERF_UDP_RR;
+    bool rr = req->test == NETPERF_TCP_RR || req->test == NETPERF_UDP_RR ||
+              req->test == NETPERF_TCP_CRR;
     bool sends = rr || req->test == NETPERF_TCP_MAERTS;
-    bool receives = req->test != NETPERF_TCP_MAERTS;
+    bool receives = req->test != NETPERF_TCP_MAERTS && req->test != NETPERF_TCP_CC;
     /* The sizes and widths say how netserver would size its buffers; the client only shows
      * them. A side the server does not use echoes the request (e.g. send_size -1). */
     uint32_t send_size = req->send_size, send_width = req->send_width;
@@ -310,6 +389,10 @@ const char *netperf_test_name(enum netperf_test t)
         return "UDP_STREAM";
     case NETPERF_UDP_RR:
         return "UDP_RR";
+    case NETPERF_TCP_CRR:
+        return "TCP_CRR";
+    case NETPERF_TCP_CC:
+        return "TCP_CC";
     }
     return "?";
 }

@@ -23,6 +23,10 @@
 #define NETPERF_MSG_DO_OMNI 97
 #define NETPERF_MSG_OMNI_RESPONSE 98
 #define NETPERF_MSG_OMNI_RESULTS 99
+/* netperf 2.7.0 runs TCP_CC with the classic protocol (not migrated to omni). */
+#define NETPERF_MSG_DO_TCP_CC 300
+#define NETPERF_MSG_TCP_CC_RESPONSE 301
+#define NETPERF_MSG_TCP_CC_RESULTS 302
 
 /* serv_errno values. The client prints "netperf: remote error N" plus strerror(N) of its own
  * (Linux) errno table, so these are Linux numbers, not newlib's. */
@@ -37,7 +41,7 @@
 
 /* DO_OMNI request flags (nettest_bsd.h OMNI_*); only these change what the sink does. */
 #define NETPERF_FLAG_NODELAY 0x1u
-#define NETPERF_FLAG_CONNECT_TEST 0x4u /* TCP_CRR/TCP_CC: not supported */
+#define NETPERF_FLAG_CONNECT_TEST 0x4u /* TCP_CRR/TCP_CC: a new connection per transaction */
 #define NETPERF_FLAG_MEASURE_CPU 0x8u
 #define NETPERF_FLAG_WANT_REM_CONG 0x20u /* also "routing allowed"; asks for cong_control */
 
@@ -62,7 +66,15 @@ enum netperf_test {
     NETPERF_TCP_RR,     /* request/response over one connection */
     NETPERF_UDP_STREAM, /* server receives datagrams; a zero-length one ends the test */
     NETPERF_UDP_RR,     /* one response datagram per request datagram */
+    NETPERF_TCP_CRR,    /* per connection: one request, one response, the server closes */
+    NETPERF_TCP_CC,     /* per connection: no data, the server closes */
 };
+
+/* netperf_connection_test: a test whose every transaction is a connection of its own. */
+static inline bool netperf_connection_test(enum netperf_test t)
+{
+    return t == NETPERF_TCP_CRR || t == NETPERF_TCP_CC;
+}
 
 /* The fields of a DO_OMNI request the sink acts on (or echoes), in host order. */
 struct netperf_omni_req {
@@ -120,8 +132,20 @@ static inline bool netperf_rx_whole(const struct netperf_rx *rx)
 uint32_t netperf_msg_type(const uint8_t msg[NETPERF_MSG_BYTES]);
 
 /* netperf_parse_omni: decode and validate a DO_OMNI. Returns 0, or the serv_errno to answer
- * with: unsupported family, protocol, direction or connection test, or sizes out of bounds. */
+ * with: unsupported family, protocol or direction (a connection test is TCP_CRR or TCP_CC
+ * only), or sizes out of bounds. */
 uint32_t netperf_parse_omni(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf_omni_req *req);
+
+/* netperf_parse_tcp_cc: decode a DO_TCP_CC (tcp_cc_request_struct) into the omni form:
+ * test NETPERF_TCP_CC, test_length, data_port, NODELAY/MEASURE_CPU as asked. Returns 0 or
+ * the serv_errno to answer with (family, port). */
+uint32_t netperf_parse_tcp_cc(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf_omni_req *req);
+
+/* netperf_build_cc_response, netperf_build_cc_results: TCP_CC's classic answers, with what the
+ * omni ones would carry. */
+void netperf_build_cc_response(uint8_t out[NETPERF_MSG_BYTES], const struct netperf_omni_req *req,
+                               const struct netperf_omni_resp *resp);
+void netperf_build_cc_results(uint8_t out[NETPERF_MSG_BYTES], const struct netperf_results *res);
 
 /* netperf_build_response: the OMNI_RESPONSE for a request the server accepted. */
 void netperf_build_response(uint8_t out[NETPERF_MSG_BYTES], const struct netperf_omni_req *req,

@@ -4,13 +4,14 @@
  * picks the size of the pieces it arrives in (1..256 bytes), as TCP may split or join them.
  *
  * Every piece goes through netperf_rx_feed; each whole 656-byte message is then handled as
- * apps/sink/netperf.c does: a DO_OMNI is parsed and, if accepted, answered with a response; a
- * results message is built from numbers taken from the message.
+ * apps/sink/netperf.c does: a DO_OMNI (or a classic DO_TCP_CC) is parsed and, if accepted,
+ * answered with a response; a results message is built from numbers taken from the message.
  *
  * Invariants: rx_feed takes min(n, room), never more than 656 bytes buffered, the messages
  * come out exactly as sent; parse returns 0 or one of the five serv_errnos, and 0 only for what
- * a reference reading of the raw words accepts (family 0/4, no connection test, TCP 2/4/6 or
- * UDP 4/6 directions, RR sizes and the MAERTS send size in bounds, port <= 65535), with the
+ * a reference reading of the raw words accepts (family 0/4; TCP 2/4/6 or UDP 4/6 directions, or
+ * a TCP connection test with 0 or 6; RR sizes and the MAERTS send size in bounds; port <=
+ * 65535), with the
  * fields equal to those words; responses, results and errors fill exactly 656 bytes with the
  * header and fields in network order and nothing but zeros past the converted words.
  */
@@ -31,12 +32,16 @@ FUZZ_UNTRACED static bool fn_acceptable(const uint8_t *m)
     uint32_t family = fn_word(m, 92), flags = fn_word(m, 56), proto = fn_word(m, 100);
     uint32_t dir = fn_word(m, 104), rq = fn_word(m, 28), rs = fn_word(m, 52);
     uint32_t send = fn_word(m, 12), port = fn_word(m, 88);
-    if ((family != 0 && family != 4) || (flags & 4) || port > 65535) {
+    if ((family != 0 && family != 4) || port > 65535) {
         return false;
+    }
+    bool rr_sizes = rq >= 1 && rq <= (1u << 20) && rs >= 1 && rs <= (1u << 20);
+    if (flags & 4) { /* connection tests: TCP_CRR, or TCP_CC with neither direction */
+        return proto == 6 && (dir == 0 || (dir == 6 && rr_sizes));
     }
     if (proto == 6) {
         if (dir == 6) {
-            return rq >= 1 && rq <= (1u << 20) && rs >= 1 && rs <= (1u << 20);
+            return rr_sizes;
         }
         if (dir == 2) {
             return send == UINT32_MAX || send <= (1u << 20);
@@ -68,10 +73,16 @@ static void fn_check_omni(const uint8_t *msg)
         return;
     }
     bool udp = fn_word(msg, 100) == 17, rr = fn_word(msg, 104) == 6;
-    FUZZ_CHECK(req.test == (udp ? (rr ? NETPERF_UDP_RR : NETPERF_UDP_STREAM)
-                                : rr ? NETPERF_TCP_RR
-                                     : fn_word(msg, 104) == 2 ? NETPERF_TCP_MAERTS
-                                                              : NETPERF_TCP_STREAM));
+    bool connect = fn_word(msg, 56) & 4;
+    FUZZ_CHECK(netperf_connection_test(req.test) == connect);
+    if (connect) {
+        FUZZ_CHECK(req.test == (rr ? NETPERF_TCP_CRR : NETPERF_TCP_CC));
+    } else {
+        FUZZ_CHECK(req.test == (udp ? (rr ? NETPERF_UDP_RR : NETPERF_UDP_STREAM)
+                                    : rr ? NETPERF_TCP_RR
+                                         : fn_word(msg, 104) == 2 ? NETPERF_TCP_MAERTS
+                                                                  : NETPERF_TCP_STREAM));
+    }
     FUZZ_CHECK(req.flags == fn_word(msg, 56));
     FUZZ_CHECK(req.test_length == (int32_t)fn_word(msg, 64));
     FUZZ_CHECK(req.data_port == fn_word(msg, 88));
@@ -96,6 +107,38 @@ static void fn_check_omni(const uint8_t *msg)
     FUZZ_CHECK(fn_word(out, 32) == resp.flags && fn_word(out, 52) == resp.data_port);
     FUZZ_CHECK(fn_word(out, 72) == fn_word(msg, 152) && fn_word(out, 76) == fn_word(msg, 156));
     fn_zero_from(out, 80);
+    free(out);
+}
+
+/* DO_TCP_CC, the classic TCP_CC request (tcp_cc_request_struct): only family and port can
+ * refuse it; what it asks for lands in the omni form and the classic answers carry it. */
+static void fn_check_tcp_cc(const uint8_t *msg)
+{
+    struct netperf_omni_req req;
+    uint32_t err = netperf_parse_tcp_cc(msg, &req);
+    uint32_t family = fn_word(msg, 68), port = fn_word(msg, 64);
+    FUZZ_CHECK((err == 0) == ((family == 0 || family == 4) && port <= 65535));
+    if (err != 0) {
+        FUZZ_CHECK(err == NETPERF_SERV_EINVAL || err == NETPERF_SERV_EAFNOSUPPORT);
+        return;
+    }
+    FUZZ_CHECK(req.test == NETPERF_TCP_CC && req.data_port == port);
+    FUZZ_CHECK(req.test_length == (int32_t)fn_word(msg, 52));
+    FUZZ_CHECK(((req.flags & NETPERF_FLAG_NODELAY) != 0) == (fn_word(msg, 40) != 0));
+    FUZZ_CHECK(((req.flags & NETPERF_FLAG_MEASURE_CPU) != 0) == (fn_word(msg, 44) != 0));
+    uint8_t *out = fuzz_alloc_copy(NULL, NETPERF_MSG_BYTES, 0);
+    struct netperf_omni_resp resp = {
+        .recv_buf_bytes = fn_word(msg, 160),
+        .send_buf_bytes = fn_word(msg, 164),
+        .flags = req.flags & (NETPERF_FLAG_NODELAY | NETPERF_FLAG_MEASURE_CPU),
+        .data_port = (uint16_t)(fn_word(msg, 172) | 1),
+    };
+    netperf_build_cc_response(out, &req, &resp);
+    FUZZ_CHECK(fn_word(out, 0) == NETPERF_MSG_TCP_CC_RESPONSE && fn_word(out, 4) == 0);
+    FUZZ_CHECK(fn_word(out, 8) == resp.recv_buf_bytes && fn_word(out, 24) == resp.send_buf_bytes);
+    FUZZ_CHECK(fn_word(out, 20) == (uint32_t)req.test_length);
+    FUZZ_CHECK(fn_word(out, 28) == resp.data_port);
+    fn_zero_from(out, 44);
     free(out);
 }
 
@@ -167,6 +210,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_CHECK(netperf_rx_feed(rx, copy, n) == 0);
                 if (netperf_msg_type(rx->buf) == NETPERF_MSG_DO_OMNI) {
                     fn_check_omni(rx->buf);
+                }
+                if (netperf_msg_type(rx->buf) == NETPERF_MSG_DO_TCP_CC) {
+                    fn_check_tcp_cc(rx->buf);
                 }
                 fn_check_results(rx->buf);
                 done += NETPERF_MSG_BYTES;

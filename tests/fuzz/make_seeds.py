@@ -469,6 +469,9 @@ def netperf_seeds():
     udp_rr = netperf_msg({**base, 28: 1, 52: 1, 96: 2, 100: 17, 104: 6})
     again = netperf_msg({**base, 88: 39267})
     crr = netperf_msg({**base, 56: 0x24, 104: 6, 28: 1, 52: 1})
+    conn_stream = netperf_msg({**base, 56: 0x24})  # a connection test that is not one
+    # DO_TCP_CC (classic, every word converted): -l 5, port 0, AF_INET, -C
+    cc = netperf_msg({0: 300, 4: -1, 8: -1, 12: -1, 32: 1, 36: 1, 44: 1, 52: 5, 68: 4})
     return {
         "tcp_stream": b"\xff" + stream,
         "tcp_maerts_split_7": b"\x06" + maerts,
@@ -477,6 +480,7 @@ def netperf_seeds():
         "iterations_same_port": b"\xff" + stream + again + again[:100],
         "passphrase_then_omni": b"\x80" + netperf_msg({0: 6, 4: -1}, b"secret\0") + stream,
         "crr_and_unknown": b"\x20" + crr + netperf_msg({0: 12345}),
+        "cc_classic_then_connect_stream": b"\x40" + cc + conn_stream,
     }
 
 
@@ -685,6 +689,8 @@ def sv_netperf_seeds():
     udp = netperf_msg({**SV_OMNI, 64: 1, 24: 3329, 56: 0, 96: 2, 100: 17})
     udp_rr = netperf_msg({**SV_OMNI, 64: 1, 28: 1, 52: 1, 96: 2, 100: 17, 104: 6})
     counted = netperf_msg({**SV_OMNI, 56: 0x28, 64: -5000})  # -l -5000 bytes, -C
+    crr = netperf_msg({**SV_OMNI, 64: 1, 28: 1, 52: 1, 56: 0x24, 104: 6})
+    cc = netperf_msg({0: 300, 4: -1, 52: -2, 68: 4})  # classic TCP_CC, -l -2 (transactions)
     ctl, data = 0, 1
 
     def ask(req):
@@ -719,6 +725,13 @@ def sv_netperf_seeds():
         "netperf_maerts_counted": ask(netperf_msg({**SV_OMNI, 64: -3000, 104: 2, 12: 1000}))
         + sv(SV_CONNECT, data, TO_NEWEST) + SV_PASS_REC * 3 + sv_clock_ms(500)
         + sv(SV_CONTROL, data, SV_FIN) + bye,
+        # TCP_CRR: two connections of one request each (the sink answers and closes), a third
+        # that the client closes first, then the pad timer; TCP_CC -l -2: two connections.
+        "netperf_tcp_crr": ask(crr) + sv(SV_CONNECT, data, TO_NEWEST) + sv_data(data, b"q")
+        + SV_PASS_REC + sv(SV_CONNECT, 2, TO_NEWEST) + sv_data(2, b"q") + SV_PASS_REC
+        + sv(SV_CONNECT, 3, TO_NEWEST) + sv(SV_CONTROL, 3, SV_FIN) + sv_clock_ms(5500) + bye,
+        "netperf_tcp_cc_counted": ask(cc) + sv(SV_CONNECT, data, TO_NEWEST) + SV_PASS_REC
+        + sv(SV_CONNECT, 2, TO_NEWEST) + SV_PASS_REC * 2 + bye,
         # A control connection that sends half a request and vanishes; a data connection to a
         # test's port that is not the first; the idle timeout of a session.
         "netperf_vanish_and_timeouts": ask(stream) + sv(SV_CONNECT, data, TO_NEWEST)

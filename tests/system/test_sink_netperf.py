@@ -19,6 +19,7 @@ from qemu import DEFAULT_ELF
 SERVER = "198.18.0.1"
 SECONDS = 5  # TCG is slow: short tests
 MSG = 656
+CONNECTION_TESTS = ("TCP_CRR", "TCP_CC")
 
 END_RE = (r"netperf: (?P<test>\w+) on port (?P<port>\d+) (?P<how>done|timed out|reset) after "
           r"(?P<secs>[\d.]+) s: rx (?P<rx>\d+) B in (?P<rxc>\d+), tx (?P<tx>\d+) B in "
@@ -93,9 +94,11 @@ def run_and_check(lab, args, test):
     r = netperf(lab, f"-l {SECONDS} -t {test} {args}")
     end = end_line(lab)
     # UDP: the client's three zero-length end markers may all be lost behind its flood; then
-    # the appliance ends 4 s later on netserver's pad timer, as netserver does
+    # the appliance ends 4 s later on netserver's pad timer, as netserver does. A connection
+    # test has no end marker: the pad timer always ends a timed one.
     assert end["test"] == test, end
-    assert end["how"] in (("done", "timed out") if test.startswith("UDP") else ("done",)), end
+    timer_ends = test.startswith("UDP") or test in CONNECTION_TESTS
+    assert end["how"] in (("done", "timed out") if timer_ends else ("done",)), end
     assert client_gone(lab) == ("closed", 0)
     after = sink_netperf_stats(lab)
     # the appliance's counters moved by exactly what its test line says
@@ -154,6 +157,56 @@ def test_tcp_rr(lab):
     # one byte each way per transaction; the last answer may still be unacked at the close
     assert end["rx"] == end["trans"] and end["rx"] - 1 <= end["tx"] <= end["rx"]
     assert abs(end["trans"] / float(fields[4]) - rate) / rate < 0.02
+
+
+def settled_buffers(lab, timeout=20):
+    """The sink's netif counters once lwIP holds no driver buffer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        netif = lab.stats()["sink"]["netif"]
+        if netif["rx_wrapped"] == netif["rx_released"]:
+            return netif
+        assert time.monotonic() < deadline, netif
+        time.sleep(0.5)
+
+
+def test_tcp_crr(lab):
+    """A connection per transaction: the appliance accepts, reads the request, answers and
+    closes first, as netserver; the client's rate is the appliance's count over the test."""
+    r, end = run_and_check(lab, "", "TCP_CRR")
+    fields = result_line(r.stdout)
+    rate = float(fields[5])
+    assert rate > 0 and end["trans"] > 10, (fields, end)
+    assert end["how"] == "timed out" and abs(end["secs"] - SECONDS) < 1, end
+    # one byte each way per transaction, each response written whole before the close
+    assert end["rx"] == end["trans"] == end["tx"], end
+    # the client counts a transaction once it has our FIN; one may be cut by its timer
+    assert abs(end["trans"] / SECONDS - rate) / rate < 0.05, (end, rate)
+    settled_buffers(lab)
+
+
+def test_tcp_crr_counted_with_larger_messages(lab):
+    """-l -N: exactly N connections, then the appliance ends the test itself; 100-byte
+    requests and 20000-byte responses (more than one segment, more than the first window)."""
+    before = sink_netperf_stats(lab)
+    r = netperf(lab, "-l -300 -t TCP_CRR -- -r 100,20000")
+    end = end_line(lab)
+    assert end["how"] == "done" and end["trans"] == 300, end
+    assert end["rx"] == 300 * 100 and end["tx"] == 300 * 20000, end
+    assert client_gone(lab) == ("closed", 0)
+    after = sink_netperf_stats(lab)
+    assert after["active"] == 0 and after["tests_done"] - before["tests_done"] == 1
+    assert float(result_line(r.stdout)[5]) > 0
+    settled_buffers(lab)
+
+
+def test_tcp_cc(lab):
+    """Connect and close, no data: each accepted connection is closed by the appliance."""
+    r, end = run_and_check(lab, "", "TCP_CC")
+    rate = float(result_line(r.stdout)[5])
+    assert rate > 0 and end["trans"] > 10 and end["rx"] == end["tx"] == 0, end
+    assert abs(end["trans"] / SECONDS - rate) / rate < 0.05, (end, rate)
+    settled_buffers(lab)
 
 
 def test_udp_stream_64(lab):
@@ -236,7 +289,7 @@ def test_more_clients_than_the_bound_are_refused(lab):
     assert after["active"] == 0
 
 
-@pytest.mark.parametrize("test", ["TCP_STREAM", "TCP_MAERTS", "UDP_STREAM"])
+@pytest.mark.parametrize("test", ["TCP_STREAM", "TCP_MAERTS", "UDP_STREAM", "TCP_CRR"])
 def test_client_killed_mid_test_frees_everything(lab, test):
     p = subprocess.Popen(["ip", "netns", "exec", lab.nss[0], "netperf", "-H", SERVER, "-l",
                           "60", "-t", test], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -76,6 +76,12 @@ static void put_be32(uint8_t *m, unsigned off, uint32_t v)
     m[off + 3] = (uint8_t)v;
 }
 
+static uint32_t get_be32(const uint8_t *m, unsigned off)
+{
+    return (uint32_t)m[off] << 24 | (uint32_t)m[off + 1] << 16 | (uint32_t)m[off + 2] << 8 |
+           m[off + 3];
+}
+
 static float f32_bits(uint32_t bits)
 {
     float f;
@@ -234,6 +240,100 @@ static void test_a6_tcp_rr(void **state)
     assert_int_equal(req.test, NETPERF_UDP_RR);
 }
 
+/* TCP_CRR is TCP_RR's request with the connection-test flag, TCP_CC the flag with neither
+ * direction (nettest_omni.c, scan_omni_args): both accepted, their sizes checked as RR's where
+ * they have any; a UDP connection test is refused. */
+static void test_connection_tests(void **state)
+{
+    (void)state;
+    uint8_t m[NETPERF_MSG_BYTES], got[NETPERF_MSG_BYTES];
+    struct netperf_omni_req req;
+    a1_request(m);
+    put_be32(m, 28, 100);
+    put_be32(m, 52, 200);
+    put_be32(m, 56, NETPERF_FLAG_CONNECT_TEST);
+    put_be32(m, 104, 6);
+    assert_int_equal(netperf_parse_omni(m, &req), 0);
+    assert_int_equal(req.test, NETPERF_TCP_CRR);
+    assert_true(netperf_connection_test(req.test));
+    assert_int_equal(req.request_size, 100);
+    assert_int_equal(req.response_size, 200);
+    assert_string_equal(netperf_test_name(req.test), "TCP_CRR");
+    struct netperf_omni_resp resp = { .recv_buf_bytes = 65535, .send_buf_bytes = 65535,
+                                      .data_port = 5000 };
+    netperf_build_response(got, &req, &resp);
+    assert_memory_equal(got + 0x0c, "\x00\x00\x00\x64", 4); /* receive size: the request */
+    assert_memory_equal(got + 0x18, "\x00\x00\x00\xc8", 4); /* send size: the response */
+    put_be32(m, 28, 0);
+    assert_int_equal(netperf_parse_omni(m, &req), NETPERF_SERV_EINVAL);
+
+    a1_request(m);
+    put_be32(m, 56, NETPERF_FLAG_CONNECT_TEST);
+    put_be32(m, 104, 0);
+    put_be32(m, 28, 0); /* CC has no sizes: none checked */
+    assert_int_equal(netperf_parse_omni(m, &req), 0);
+    assert_int_equal(req.test, NETPERF_TCP_CC);
+    assert_true(netperf_connection_test(req.test));
+    assert_string_equal(netperf_test_name(req.test), "TCP_CC");
+
+    put_be32(m, 100, 17);
+    assert_int_equal(netperf_parse_omni(m, &req), NETPERF_SERV_EOPNOTSUPP);
+    put_be32(m, 104, 6);
+    assert_int_equal(netperf_parse_omni(m, &req), NETPERF_SERV_EOPNOTSUPP);
+    assert_false(netperf_connection_test(NETPERF_TCP_RR));
+}
+
+/* TCP_CC in netperf 2.7.0 is a classic test: DO_TCP_CC (300) with tcp_cc_request_struct, all
+ * words converted; answered with TCP_CC_RESPONSE (301) and TCP_CC_RESULTS (302) laid out as
+ * nettest_bsd.h's tcp_cc_response_struct and tcp_cc_results_struct. */
+static void test_tcp_cc_classic(void **state)
+{
+    (void)state;
+    uint8_t m[NETPERF_MSG_BYTES], got[NETPERF_MSG_BYTES];
+    memset(m, 0, sizeof(m));
+    put_be32(m, 0, NETPERF_MSG_DO_TCP_CC);
+    put_be32(m, 8, UINT32_MAX); /* recv_buf_size: default */
+    put_be32(m, 40, 1);         /* no_delay */
+    put_be32(m, 44, 1);         /* measure_cpu */
+    put_be32(m, 52, 5);         /* test_length */
+    put_be32(m, 64, 12866);     /* port */
+    put_be32(m, 68, NETPERF_NF_INET);
+    struct netperf_omni_req req;
+    assert_int_equal(netperf_parse_tcp_cc(m, &req), 0);
+    assert_int_equal(req.test, NETPERF_TCP_CC);
+    assert_int_equal(req.test_length, 5);
+    assert_int_equal(req.data_port, 12866);
+    assert_int_equal(req.flags & (NETPERF_FLAG_NODELAY | NETPERF_FLAG_MEASURE_CPU),
+                     NETPERF_FLAG_NODELAY | NETPERF_FLAG_MEASURE_CPU);
+
+    struct netperf_omni_resp resp = { .recv_buf_bytes = 524288, .send_buf_bytes = 262144,
+                                      .flags = NETPERF_FLAG_MEASURE_CPU, .data_port = 5000 };
+    netperf_build_cc_response(got, &req, &resp);
+    assert_memory_equal(got, "\x00\x00\x01\x2d\x00\x00\x00\x00", 8); /* 301, errno 0 */
+    assert_memory_equal(got + 8, "\x00\x08\x00\x00" /* recv_buf_size */
+                                 "\x00\x00\x00\x00" /* no_delay: not granted here */
+                                 "\x00\x00\x00\x01" /* measure_cpu */
+                                 "\x00\x00\x00\x05" /* test_length */
+                                 "\x00\x04\x00\x00" /* send_buf_size */
+                                 "\x00\x00\x13\x88", /* data_port_number */
+                        24);
+
+    struct netperf_results res = { .trans_received = 1234, .elapsed_s = 5.0f,
+                                   .cpu_reported = true, .cpu_util_pct = 50.0f, .num_cpus = 1 };
+    netperf_build_cc_results(got, &res);
+    assert_memory_equal(got, "\x00\x00\x01\x2e", 4); /* 302 */
+    assert_memory_equal(got + 16, "\x00\x00\x04\xd2", 4); /* trans_received */
+    assert_float_equal(f32_bits(get_be32(got, 20)), 5.0f, 0.0f);  /* elapsed_time */
+    assert_float_equal(f32_bits(get_be32(got, 24)), 50.0f, 0.0f); /* cpu_util */
+    assert_memory_equal(got + 32, "\x00\x00\x00\x01\x00\x00\x00\x01", 8); /* method, cpus */
+
+    put_be32(m, 68, 6); /* AF_INET6 */
+    assert_int_equal(netperf_parse_tcp_cc(m, &req), NETPERF_SERV_EAFNOSUPPORT);
+    put_be32(m, 68, NETPERF_NF_INET);
+    put_be32(m, 64, 70000);
+    assert_int_equal(netperf_parse_tcp_cc(m, &req), NETPERF_SERV_EINVAL);
+}
+
 /* A.7: -i iterations 2+ ask for the data port of iteration 1. */
 static void test_a7_iteration_port(void **state)
 {
@@ -287,9 +387,9 @@ static void test_rejections(void **state)
     } cases[] = {
         { 92, 6, NETPERF_SERV_EAFNOSUPPORT },     /* IPv6 */
         { 92, 7, NETPERF_SERV_EAFNOSUPPORT },     /* RDS */
-        { 56, 0x24, NETPERF_SERV_EOPNOTSUPP },    /* TCP_CRR */
+        { 56, 0x24, NETPERF_SERV_EOPNOTSUPP },    /* a stream per connection (no such test) */
         { 100, 132, NETPERF_SERV_EPROTONOSUPPORT }, /* SCTP */
-        { 104, 0, NETPERF_SERV_EOPNOTSUPP },      /* TCP_CC: neither direction */
+        { 104, 0, NETPERF_SERV_EOPNOTSUPP },      /* neither direction, not TCP_CC */
         { 104, 0x80000004, NETPERF_SERV_EOPNOTSUPP },
         { 88, 65536, NETPERF_SERV_EINVAL },       /* port out of range */
     };
@@ -419,6 +519,8 @@ int main(void)
         cmocka_unit_test(test_a4_udp_stream),
         cmocka_unit_test(test_a5_maerts),
         cmocka_unit_test(test_a6_tcp_rr),
+        cmocka_unit_test(test_connection_tests),
+        cmocka_unit_test(test_tcp_cc_classic),
         cmocka_unit_test(test_a7_iteration_port),
         cmocka_unit_test(test_a8_cpu_reported),
         cmocka_unit_test(test_raw_region_ignored),
