@@ -338,9 +338,9 @@ static void iperf3_send_results(struct iperf3_test *t)
             .id = iperf3_stream_id(i),
             .sender = s->sender,
             .bytes = s->bytes,
-            .packets = !udp ? 0 : t->params.reverse ? s->packets : s->udp.packets,
-            .errors = udp && !t->params.reverse ? s->udp.errors : 0,
-            .jitter_ns = udp && !t->params.reverse ? iperf3_udp_rx_jitter_ns(&s->udp) : 0,
+            .packets = !udp ? 0 : s->sender ? s->packets : s->udp.packets,
+            .errors = udp && !s->sender ? s->udp.errors : 0,
+            .jitter_ns = udp && !s->sender ? iperf3_udp_rx_jitter_ns(&s->udp) : 0,
         };
     }
     size_t len;
@@ -436,7 +436,7 @@ static struct iperf3_conn *iperf3_on_cookie(struct iperf3_pending *pd)
         unsigned k = t->nstreams++;
         struct iperf3_stream *s = &t->streams[k];
         memset(s, 0, sizeof(*s));
-        s->sender = t->params.bidir ? k >= t->params.parallel : t->params.reverse;
+        s->sender = iperf3_server_sends(&t->params, k);
         s->conn.test = t->ctl.test;
         s->conn.stream = (uint16_t)k;
         iperf3_conn_move(&pd->conn, &s->conn, IPERF3_CONN_STREAM);
@@ -739,7 +739,7 @@ static bool iperf3_test_poll(struct iperf3_test *t, uint32_t now)
             iperf3_omit_end(t, now);
         }
         if (t->params.proto == IPERF3_PROTO_UDP) {
-            return t->params.reverse && iperf3_udp_send_due(t, now);
+            return (t->params.reverse || t->params.bidir) && iperf3_udp_send_due(t, now);
         }
         for (unsigned i = 0; i < t->nstreams; i++) {
             /* paced: the budget grows with time; unpaced: ACKs refill, this only resumes a

@@ -66,8 +66,8 @@ static struct pbuf *iperf3_udp_datagram(const struct iperf3_test *t, uint64_t se
     return p;
 }
 
-/* iperf3_udp_send_due: -u -R: each stream's datagrams due by now at the requested rate, at
- * most IPERF3_UDP_BURST per pass. Returns whether anything was sent. */
+/* iperf3_udp_send_due: -u -R (or --bidir): each sending stream's datagrams due by now at the
+ * requested rate, at most IPERF3_UDP_BURST per pass. Returns whether anything was sent. */
 bool iperf3_udp_send_due(struct iperf3_test *t, uint32_t now)
 {
     uint64_t allow = UINT64_MAX;
@@ -77,7 +77,7 @@ bool iperf3_udp_send_due(struct iperf3_test *t, uint32_t now)
     bool sent = false;
     for (unsigned i = 0; i < t->nstreams; i++) {
         struct iperf3_stream *s = &t->streams[i];
-        for (unsigned b = 0; b < IPERF3_UDP_BURST && s->udp_held; b++) {
+        for (unsigned b = 0; b < IPERF3_UDP_BURST && s->udp_held && s->sender; b++) {
             if (s->queued + t->params.len > allow) {
                 break;
             }
@@ -155,9 +155,10 @@ static bool iperf3_udp_hello(struct pbuf *p, const ip_addr_t *addr, u16_t port)
         iperf3_ctl_error(t, IPERF3_IE_STREAMACCEPT, 0); /* the client would wait 30 s */
         return true;
     }
-    struct iperf3_stream *s = &t->streams[t->nstreams++];
+    unsigned k = t->nstreams++;
+    struct iperf3_stream *s = &t->streams[k];
     memset(s, 0, sizeof(*s));
-    s->sender = t->params.reverse; /* (--bidir over UDP is refused) */
+    s->sender = iperf3_server_sends(&t->params, k);
     s->udp_held = true;
     ip_addr_copy(s->addr, *addr);
     s->port = port;
@@ -182,8 +183,9 @@ void iperf3_on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr
         pbuf_free(p);
         return;
     }
-    if (t->phase != IPERF3_RUNNING || t->params.reverse) {
-        IPERF3_STATS->rx_ignored++; /* before the start or after the end of its test */
+    if (t->phase != IPERF3_RUNNING || s->sender) {
+        /* before the start or after the end of its test, or on a stream the server sends */
+        IPERF3_STATS->rx_ignored++;
     } else {
         uint8_t buf[16];
         size_t hl = iperf3_udp_hdr_bytes(t->params.udp64);

@@ -216,7 +216,7 @@ int iperf3_params_parse(const char *json, size_t len, uint32_t max_streams,
     out->rate_bps = rate;
     out->time_s = (uint32_t)t;
     out->omit_s = (uint32_t)omit;
-    if (sctp || (bidir && udp)) {
+    if (sctp) {
         return IPERF3_IE_UNIMP;
     }
     return iperf3_params_check(out, max_streams);

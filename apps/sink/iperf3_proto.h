@@ -110,8 +110,8 @@ enum iperf3_proto { IPERF3_PROTO_TCP, IPERF3_PROTO_UDP };
 struct iperf3_params {
     uint8_t proto;     /* enum iperf3_proto */
     bool reverse;      /* -R: the server sends */
-    bool bidir;        /* --bidir (TCP): the first `parallel` streams send to the server, the
-                        * next `parallel` receive from it (iperf3's server accepts them so) */
+    bool bidir;        /* --bidir: the first `parallel` streams send to the server, the next
+                        * `parallel` receive from it (iperf3's server accepts them so) */
     bool udp64;        /* --udp-counters-64bit: 64-bit UDP sequence numbers */
     uint32_t parallel; /* -P: streams per direction */
     uint32_t nstreams; /* streams to expect: parallel, twice that with --bidir */
@@ -122,12 +122,18 @@ struct iperf3_params {
     uint32_t omit_s;
 };
 
+/* iperf3_server_sends: whether the server sends on the k-th stream the client opens. */
+static inline bool iperf3_server_sends(const struct iperf3_params *p, unsigned k)
+{
+    return p->bidir ? k >= p->parallel : p->reverse;
+}
+
 #define IPERF3_PARAMS_MALFORMED (-1) /* not a JSON object, or a key of the wrong type */
 
 /* iperf3_params_parse: the params JSON, json[len] == 0 (as iperf3_ctl_rx leaves it). Returns 0 with *out filled;
  * IPERF3_PARAMS_MALFORMED; or a positive iperf error code (IPERF3_IE_*) for a well-formed
  * request the server refuses: more than max_streams streams (--bidir's 2 x -P counted),
- * --bidir over UDP, SCTP, a bad length.
+ * SCTP, a bad length.
  * Keys it does not need (window, MSS, title, authtoken, ...) are ignored as by a stock server
  * without authentication. */
 int iperf3_params_parse(const char *json, size_t len, uint32_t max_streams,

@@ -63,9 +63,11 @@ static enum iperf3_want on_event(struct iperf3_ctl_rx *rx, int ev, uint32_t max_
                    rc == IPERF3_IE_UNIMP);
         if (rc == 0) {
             FUZZ_CHECK(p.parallel >= 1 && p.nstreams <= max_streams);
-            /* --bidir: twice -P streams, over TCP only */
+            /* --bidir: twice -P streams, the client's senders first, over TCP or UDP */
             FUZZ_CHECK(p.nstreams == (p.bidir ? 2 * p.parallel : p.parallel));
-            FUZZ_CHECK(!p.bidir || p.proto == IPERF3_PROTO_TCP);
+            FUZZ_CHECK(!p.bidir ||
+                       (!iperf3_server_sends(&p, p.parallel - 1) &&
+                        iperf3_server_sends(&p, p.parallel)));
             FUZZ_CHECK(p.proto == IPERF3_PROTO_TCP ? p.len >= 1 && p.len <= IPERF3_TCP_LEN_MAX_BYTES
                                                    : p.len >= IPERF3_UDP_LEN_MIN_BYTES &&
                                                          p.len <= IPERF3_UDP_LEN_MAX_BYTES);

@@ -255,13 +255,14 @@ static void test_params_refused_with_client_errors(void **state)
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":16}", 16, &p), 0);
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":0}", 16, &p), IPERF3_IE_NUMSTREAMS);
     assert_int_equal(PARSE("{\"sctp\":true,\"parallel\":1}", 16, &p), IPERF3_IE_UNIMP);
-    /* --bidir over TCP: twice -P streams, first the client's senders; over UDP: refused */
+    /* --bidir: twice -P streams, the client's senders first (over TCP and UDP alike) */
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":8,\"bidirectional\":true}", 16, &p), 0);
     assert_true(p.bidir && !p.reverse && p.parallel == 8 && p.nstreams == 16);
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":9,\"bidirectional\":true}", 16, &p),
                      IPERF3_IE_NUMSTREAMS);
-    assert_int_equal(PARSE("{\"udp\":true,\"parallel\":1,\"bidirectional\":true}", 16, &p),
-                     IPERF3_IE_UNIMP);
+    assert_int_equal(PARSE("{\"udp\":true,\"parallel\":2,\"bidirectional\":true}", 16, &p), 0);
+    assert_true(p.bidir && p.proto == IPERF3_PROTO_UDP && p.nstreams == 4);
+    assert_true(!iperf3_server_sends(&p, 1) && iperf3_server_sends(&p, 2));
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":3}", 16, &p), 0);
     assert_true(!p.bidir && p.nstreams == 3);
     assert_int_equal(PARSE("{\"tcp\":true,\"parallel\":1,\"len\":2000000}", 16, &p),
