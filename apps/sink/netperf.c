@@ -34,6 +34,8 @@
 #define NP_CPU_FLOOR_PCT 0.01f     /* 0.0 makes the client substitute its own CPU figures */
 #define NP_CONG_CONTROL "reno"     /* lwIP's congestion control (RFC 5681) */
 #define NP_OWED_FOREVER UINT64_MAX /* MAERTS: send until the deadline */
+#define NP_UDP_BURST 32            /* UDP_MAERTS: datagrams per pass, then the others' turn */
+#define NP_UDP_END_MARKERS 3       /* zero-length datagrams that end a UDP test, as netserver */
 
 enum np_state {
     NP_FREE,  /* slot unused */
@@ -63,6 +65,7 @@ struct np_session {
     struct tcp_pcb *listen; /* TCP tests until the client connects */
     struct tcp_pcb *data;
     struct udp_pcb *udp;
+    ip_addr_t udp_to; /* UDP_MAERTS: where the datagrams go */
     uint32_t start_ms, deadline_ms, send_end_ms;
     bool send_timed; /* MAERTS: send_end_ms applies */
     bool pad;        /* timed receive-side test: a timeout reports elapsed - 4 s */
@@ -216,7 +219,7 @@ static void np_log_end(const struct np_session *s, enum np_end how, float elapse
  * freed. */
 static bool np_test_end(struct np_session *s, enum np_end how)
 {
-    bool udp = s->req.test == NETPERF_UDP_STREAM || s->req.test == NETPERF_UDP_RR;
+    bool udp = netperf_udp_test(s->req.test);
     float elapsed = (float)(sink_now_ms() - s->start_ms) / 1000.0f;
     if (how == NP_END_TIMEOUT && s->pad) {
         elapsed -= (float)NETPERF_PAD_S; /* as netserver: the pad was only waiting */
@@ -500,7 +503,7 @@ static void np_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     (void)pcb;
     uint16_t n = p->tot_len;
     pbuf_free(p);
-    if (n == 0) {
+    if (n == 0 && s->req.test != NETPERF_UDP_MAERTS) {
         np_test_end(s, NP_END_CLIENT); /* netperf's end marker; the next two hit no pcb */
         return;
     }
@@ -554,7 +557,7 @@ static struct udp_pcb *np_open_udp(uint16_t port)
  * (the client connects wherever the response says). Returns the port, or 0. */
 static uint16_t np_open_data(struct np_session *s)
 {
-    bool udp = s->req.test == NETPERF_UDP_STREAM || s->req.test == NETPERF_UDP_RR;
+    bool udp = netperf_udp_test(s->req.test);
     uint16_t ports[2] = { s->req.data_port, 0 };
     for (unsigned i = s->req.data_port ? 0 : 1; i < 2; i++) {
         if (udp) {
@@ -589,7 +592,7 @@ static void np_deadlines(struct np_session *s)
         return;
     }
     uint32_t len_ms = (uint32_t)(len > NP_MAX_TEST_S ? NP_MAX_TEST_S : len) * 1000u;
-    if (s->req.test == NETPERF_TCP_MAERTS) {
+    if (s->req.test == NETPERF_TCP_MAERTS || s->req.test == NETPERF_UDP_MAERTS) {
         s->send_timed = true;
         s->send_end_ms = s->start_ms + len_ms;
         s->deadline_ms = s->send_end_ms + NP_DRAIN_MS;
@@ -620,7 +623,7 @@ static void np_start(struct np_session *s, bool classic)
         np_ctl_send(s, msg);
         return;
     }
-    bool udp = s->req.test == NETPERF_UDP_STREAM || s->req.test == NETPERF_UDP_RR;
+    bool udp = netperf_udp_test(s->req.test);
     s->resp_flags = s->req.flags & NETPERF_FLAG_MEASURE_CPU;
     if (!udp) {
         s->resp_flags |= s->req.flags & NETPERF_FLAG_NODELAY;
@@ -646,11 +649,20 @@ static void np_start(struct np_session *s, bool classic)
     s->rx_bytes = s->tx_bytes = 0;
     s->recv_calls = s->send_calls = s->trans = s->conn_trans0 = s->rr_have = s->fill_off = 0;
     s->tx_owed = 0;
-    if (s->req.test == NETPERF_TCP_MAERTS) {
+    if (s->req.test == NETPERF_TCP_MAERTS || s->req.test == NETPERF_UDP_MAERTS) {
         int32_t len = s->req.test_length;
         uint64_t sz = s->req.send_size;
         /* -l -N: netserver sends whole send_size units until N bytes are covered */
         s->tx_owed = len < 0 ? ((uint64_t)-(int64_t)len + sz - 1) / sz * sz : NP_OWED_FOREVER;
+    }
+    if (s->req.test == NETPERF_UDP_MAERTS) {
+        /* the client's address as its socket saw it; unbound (0.0.0.0, netserver would send
+         * to its own host) means the control connection's peer */
+        if (s->req.netperf_ip != 0) {
+            ip_addr_set_ip4_u32(&s->udp_to, lwip_htonl(s->req.netperf_ip));
+        } else {
+            ip_addr_copy(s->udp_to, s->peer);
+        }
     }
     np_cpu_sample(&s->busy0, &s->idle0);
     NP_STATS->tests_run++;
@@ -797,6 +809,48 @@ void netperf_init(void)
     tcp_accept(np_listener, np_ctl_accept);
 }
 
+/* np_udp_pump: UDP_MAERTS: up to a burst of send_size datagrams from the constant buffer
+ * (referenced, not copied; lwIP fragments the large ones); once the time or the bytes are
+ * done, the end markers and the results. A datagram lwIP cannot send now (no buffer, ring
+ * full) is tried again next pass and not counted, as netserver counts only sends that went. */
+static bool np_udp_pump(struct np_session *s, uint32_t now)
+{
+    if (s->tx_owed == 0 || (s->send_timed && np_reached(now, s->send_end_ms))) {
+        for (unsigned i = 0; i < NP_UDP_END_MARKERS; i++) {
+            struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, 0, PBUF_RAM);
+            if (p != NULL) {
+                udp_sendto(s->udp, p, &s->udp_to, s->req.netperf_port);
+                pbuf_free(p);
+            }
+        }
+        np_test_end(s, NP_END_CLIENT);
+        return true;
+    }
+    bool sent = false;
+    for (unsigned b = 0; b < NP_UDP_BURST && s->tx_owed > 0; b++) {
+        uint32_t n = s->req.send_size;
+        struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)n, PBUF_REF);
+        if (p == NULL) {
+            break;
+        }
+        p->payload = np_fill;
+        err_t err = udp_sendto(s->udp, p, &s->udp_to, s->req.netperf_port);
+        pbuf_free(p);
+        if (err != ERR_OK) {
+            break;
+        }
+        if (s->tx_owed != NP_OWED_FOREVER) {
+            s->tx_owed = s->tx_owed > n ? s->tx_owed - n : 0;
+        }
+        s->tx_bytes += n;
+        s->send_calls++;
+        NP_STATS->tx_bytes += n;
+        NP_STATS->tx_datagrams++;
+        sent = true;
+    }
+    return sent;
+}
+
 /* np_poll_connection: TCP_CC's accepted connection is closed here; TCP_CRR's response is
  * refilled if the send buffer was full. */
 static bool np_poll_connection(struct np_session *s)
@@ -824,6 +878,9 @@ static bool np_poll_one(struct np_session *s, uint32_t now)
         if (np_reached(now, s->deadline_ms)) {
             np_test_end(s, NP_END_TIMEOUT);
             return true;
+        }
+        if (s->req.test == NETPERF_UDP_MAERTS) {
+            return np_udp_pump(s, now);
         }
         if (s->data == NULL || s->req.test == NETPERF_TCP_STREAM) {
             return false;

@@ -21,6 +21,8 @@
 #define NP_REQ_FLAGS 56
 #define NP_REQ_TEST_LENGTH 64
 #define NP_REQ_DATA_PORT 88
+#define NP_REQ_NETPERF_PORT 108
+#define NP_REQ_NETPERF_IP 120
 #define NP_REQ_IPFAMILY 92
 #define NP_REQ_PROTOCOL 100
 #define NP_REQ_DIRECTION 104
@@ -166,8 +168,10 @@ static uint32_t np_pick_test(uint32_t protocol, uint32_t direction, bool connect
             *t = NETPERF_UDP_STREAM;
         } else if (direction == both) {
             *t = NETPERF_UDP_RR;
+        } else if (direction == NETPERF_DIR_XMIT) {
+            *t = NETPERF_UDP_MAERTS;
         } else {
-            return NETPERF_SERV_EOPNOTSUPP; /* the sink never sources a UDP stream */
+            return NETPERF_SERV_EOPNOTSUPP;
         }
         return 0;
     }
@@ -213,6 +217,19 @@ uint32_t netperf_parse_omni(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf
         }
     }
     req->send_size = np_get32(msg, NP_REQ_SEND_SIZE);
+    if (req->test == NETPERF_UDP_MAERTS) {
+        uint32_t to = np_get32(msg, NP_REQ_NETPERF_PORT);
+        if (to == 0 || to > 65535) {
+            return NETPERF_SERV_EINVAL; /* nowhere to send to */
+        }
+        req->netperf_port = (uint16_t)to;
+        req->netperf_ip = np_get32(msg, NP_REQ_NETPERF_IP);
+        if (req->send_size == UINT32_MAX || req->send_size == 0) {
+            req->send_size = NETPERF_UDP_MAX_BYTES;
+        } else if (req->send_size > NETPERF_UDP_MAX_BYTES) {
+            return NETPERF_SERV_EINVAL;
+        }
+    }
     if (req->test == NETPERF_TCP_MAERTS) {
         if (req->send_size == UINT32_MAX || req->send_size == 0) {
             req->send_size = NETPERF_MAERTS_SEND_BYTES;
@@ -295,8 +312,9 @@ void netperf_build_response(uint8_t out[NETPERF_MSG_BYTES], const struct netperf
 {
     bool rr = req->test == NETPERF_TCP_RR || req->test == NETPERF_UDP_RR ||
               req->test == NETPERF_TCP_CRR;
-    bool sends = rr || req->test == NETPERF_TCP_MAERTS;
-    bool receives = req->test != NETPERF_TCP_MAERTS && req->test != NETPERF_TCP_CC;
+    bool maerts = req->test == NETPERF_TCP_MAERTS || req->test == NETPERF_UDP_MAERTS;
+    bool sends = rr || maerts;
+    bool receives = !maerts && req->test != NETPERF_TCP_CC;
     /* The sizes and widths say how netserver would size its buffers; the client only shows
      * them. A side the server does not use echoes the request (e.g. send_size -1). */
     uint32_t send_size = req->send_size, send_width = req->send_width;
@@ -393,6 +411,8 @@ const char *netperf_test_name(enum netperf_test t)
         return "TCP_CRR";
     case NETPERF_TCP_CC:
         return "TCP_CC";
+    case NETPERF_UDP_MAERTS:
+        return "UDP_MAERTS";
     }
     return "?";
 }

@@ -56,7 +56,8 @@
 
 #define NETPERF_MAERTS_SEND_BYTES 16384u    /* netserver's send size when the request says -1 */
 #define NETPERF_TCP_RR_MAX_BYTES (1u << 20) /* our bound on one TCP request or response */
-#define NETPERF_UDP_MAX_BYTES 65507u        /* largest UDP payload over IPv4 */
+#define NETPERF_UDP_MAX_BYTES 65507u        /* largest UDP payload over IPv4; also what
+                                             * netserver sends when the client leaves it */
 #define NETPERF_PAD_S 4                     /* netserver's PAD_TIME: receive-side slack */
 
 /* The test a DO_OMNI asks for, from protocol and direction. */
@@ -68,7 +69,13 @@ enum netperf_test {
     NETPERF_UDP_RR,     /* one response datagram per request datagram */
     NETPERF_TCP_CRR,    /* per connection: one request, one response, the server closes */
     NETPERF_TCP_CC,     /* per connection: no data, the server closes */
+    NETPERF_UDP_MAERTS, /* server sends datagrams to the client (omni -d receive -T udp) */
 };
+
+static inline bool netperf_udp_test(enum netperf_test t)
+{
+    return t == NETPERF_UDP_STREAM || t == NETPERF_UDP_RR || t == NETPERF_UDP_MAERTS;
+}
 
 /* netperf_connection_test: a test whose every transaction is a connection of its own. */
 static inline bool netperf_connection_test(enum netperf_test t)
@@ -87,6 +94,9 @@ struct netperf_omni_req {
     uint32_t receive_size;  /* as requested (0xffffffff: server chooses) */
     uint32_t send_width, recv_width;
     uint16_t data_port; /* 0: any; else the port to try first (-i iterations reuse it) */
+    uint16_t netperf_port; /* UDP_MAERTS: the client's data port, where datagrams go */
+    uint32_t netperf_ip;   /* UDP_MAERTS: its IPv4 address as the client saw it (a.b.c.d =
+                            * 0xaabbccdd; 0.0.0.0 when its socket was not bound to one) */
     int32_t socket_prio, socket_tos; /* echoed */
 };
 

@@ -9,7 +9,7 @@
  *
  * Invariants: rx_feed takes min(n, room), never more than 656 bytes buffered, the messages
  * come out exactly as sent; parse returns 0 or one of the five serv_errnos, and 0 only for what
- * a reference reading of the raw words accepts (family 0/4; TCP 2/4/6 or UDP 4/6 directions, or
+ * a reference reading of the raw words accepts (family 0/4; TCP or UDP 2/4/6 directions, or
  * a TCP connection test with 0 or 6; RR sizes and the MAERTS send size in bounds; port <=
  * 65535), with the
  * fields equal to those words; responses, results and errors fill exactly 656 bytes with the
@@ -49,7 +49,9 @@ FUZZ_UNTRACED static bool fn_acceptable(const uint8_t *m)
         return dir == 4;
     }
     if (proto == 17) {
-        return dir == 4 || (dir == 6 && rs >= 1 && rs <= 65507);
+        uint32_t to = fn_word(m, 108); /* UDP sent by the server: to the client's port */
+        return dir == 4 || (dir == 6 && rs >= 1 && rs <= 65507) ||
+               (dir == 2 && to >= 1 && to <= 65535 && (send == UINT32_MAX || send <= 65507));
     }
     return false;
 }
@@ -78,10 +80,13 @@ static void fn_check_omni(const uint8_t *msg)
     if (connect) {
         FUZZ_CHECK(req.test == (rr ? NETPERF_TCP_CRR : NETPERF_TCP_CC));
     } else {
-        FUZZ_CHECK(req.test == (udp ? (rr ? NETPERF_UDP_RR : NETPERF_UDP_STREAM)
-                                    : rr ? NETPERF_TCP_RR
-                                         : fn_word(msg, 104) == 2 ? NETPERF_TCP_MAERTS
-                                                                  : NETPERF_TCP_STREAM));
+        bool sends = fn_word(msg, 104) == 2;
+        FUZZ_CHECK(req.test == (udp ? (rr      ? NETPERF_UDP_RR
+                                       : sends ? NETPERF_UDP_MAERTS
+                                               : NETPERF_UDP_STREAM)
+                                    : rr    ? NETPERF_TCP_RR
+                                    : sends ? NETPERF_TCP_MAERTS
+                                            : NETPERF_TCP_STREAM));
     }
     FUZZ_CHECK(req.flags == fn_word(msg, 56));
     FUZZ_CHECK(req.test_length == (int32_t)fn_word(msg, 64));
@@ -92,6 +97,10 @@ static void fn_check_omni(const uint8_t *msg)
     }
     if (req.test == NETPERF_TCP_MAERTS) {
         FUZZ_CHECK(req.send_size >= 1 && req.send_size <= NETPERF_TCP_RR_MAX_BYTES);
+    }
+    if (req.test == NETPERF_UDP_MAERTS) {
+        FUZZ_CHECK(req.send_size >= 1 && req.send_size <= NETPERF_UDP_MAX_BYTES);
+        FUZZ_CHECK(req.netperf_port == fn_word(msg, 108) && req.netperf_ip == fn_word(msg, 120));
     }
 
     uint8_t *out = fuzz_alloc_copy(NULL, NETPERF_MSG_BYTES, 0);

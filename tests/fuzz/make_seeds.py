@@ -441,7 +441,7 @@ def iperf3_seeds():
                                    datagrams=iperf3_dgram(1 << 33, c64=True) + iperf3_dgram(7)),
         "bidir_tcp": iperf3_seed(b'{"tcp":true,"parallel":2,"bidirectional":true,"len":131072,'
                                  b'"get_server_output":1}', split=5),
-        "refused_bidir_udp": iperf3_seed(b'{"udp":true,"parallel":1,"bidirectional":true}'),
+        "bidir_udp": iperf3_seed(b'{"udp":true,"parallel":1,"bidirectional":true}'),
         "bad_cookie": bytes([15, 0, 0, 40]) + b"GET / HTTP/1.1\r\nHost: appliance\r\n\r\nxx",
     }
 
@@ -470,6 +470,7 @@ def netperf_seeds():
     again = netperf_msg({**base, 88: 39267})
     crr = netperf_msg({**base, 56: 0x24, 104: 6, 28: 1, 52: 1})
     conn_stream = netperf_msg({**base, 56: 0x24})  # a connection test that is not one
+    udp_sent = netperf_msg({**base, 56: 0, 96: 2, 100: 17, 104: 2, 12: 1472})  # -d receive
     # DO_TCP_CC (classic, every word converted): -l 5, port 0, AF_INET, -C
     cc = netperf_msg({0: 300, 4: -1, 8: -1, 12: -1, 32: 1, 36: 1, 44: 1, 52: 5, 68: 4})
     return {
@@ -481,6 +482,7 @@ def netperf_seeds():
         "passphrase_then_omni": b"\x80" + netperf_msg({0: 6, 4: -1}, b"secret\0") + stream,
         "crr_and_unknown": b"\x20" + crr + netperf_msg({0: 12345}),
         "cc_classic_then_connect_stream": b"\x40" + cc + conn_stream,
+        "udp_sent_by_server": b"\xff" + udp_sent,
     }
 
 
@@ -691,6 +693,9 @@ def sv_netperf_seeds():
     counted = netperf_msg({**SV_OMNI, 56: 0x28, 64: -5000})  # -l -5000 bytes, -C
     crr = netperf_msg({**SV_OMNI, 64: 1, 28: 1, 52: 1, 56: 0x24, 104: 6})
     cc = netperf_msg({0: 300, 4: -1, 52: -2, 68: 4})  # classic TCP_CC, -l -2 (transactions)
+    # omni -d receive -T udp -l 1 -m ,1000: the sink sends to the client's port 40000
+    udp_sent = netperf_msg({**SV_OMNI, 64: 1, 56: 0, 96: 2, 100: 17, 104: 2, 108: 40000,
+                            12: 1000})
     ctl, data = 0, 1
 
     def ask(req):
@@ -730,6 +735,7 @@ def sv_netperf_seeds():
         "netperf_tcp_crr": ask(crr) + sv(SV_CONNECT, data, TO_NEWEST) + sv_data(data, b"q")
         + SV_PASS_REC + sv(SV_CONNECT, 2, TO_NEWEST) + sv_data(2, b"q") + SV_PASS_REC
         + sv(SV_CONNECT, 3, TO_NEWEST) + sv(SV_CONTROL, 3, SV_FIN) + sv_clock_ms(5500) + bye,
+        "netperf_udp_sent": ask(udp_sent) + SV_PASS_REC * 4 + sv_clock_ms(1200) + bye,
         "netperf_tcp_cc_counted": ask(cc) + sv(SV_CONNECT, data, TO_NEWEST) + SV_PASS_REC
         + sv(SV_CONNECT, 2, TO_NEWEST) + SV_PASS_REC * 2 + bye,
         # A control connection that sends half a request and vanishes; a data connection to a

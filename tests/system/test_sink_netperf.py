@@ -225,6 +225,29 @@ def test_udp_stream_65507_reassembled(lab):
     assert int(lines[1][2]) == end["rxc"] > 0 and end["rx"] == 65507 * end["rxc"]
 
 
+@pytest.mark.parametrize("size", [65507, 1472])
+def test_udp_sent_by_the_appliance(lab, size):
+    """omni -d receive -T udp: the appliance sends 65507-byte datagrams (netserver's choice;
+    lwIP fragments them) or what `-m ,N` asks to the client's data socket for the test's
+    length, then netserver's zero-length end markers; the client counts what it received, the
+    appliance what it sent (the client may lose some: UDP has no flow control)."""
+    before = sink_netperf_stats(lab)
+    ask = "" if size == 65507 else f"-m ,{size}"
+    r = netperf(lab, f"-l {SECONDS} -t omni -- -d receive -T udp {ask} "
+                     "-o throughput,local_bytes_recvd,remote_bytes_sent,remote_send_calls")
+    end = end_line(lab)
+    assert end["test"] == "UDP_MAERTS" and end["how"] == "done", end
+    assert abs(end["secs"] - SECONDS) < 1, end
+    tput, got, sent, calls = r.stdout.strip().splitlines()[-1].split(",")
+    assert int(sent) == end["tx"] == int(calls) * size > 0, (r.stdout, end)
+    assert 0 < int(got) <= int(sent) and float(tput) > 0, r.stdout
+    assert client_gone(lab) == ("closed", 0)
+    after = sink_netperf_stats(lab)
+    assert after["tx_bytes"] - before["tx_bytes"] == end["tx"]
+    assert after["tx_datagrams"] - before["tx_datagrams"] == end["txc"]
+    assert after["active"] == 0 and after["tests_done"] - before["tests_done"] == 1
+
+
 def test_udp_rr(lab):
     r, end = run_and_check(lab, "", "UDP_RR")
     fields = result_line(r.stdout)

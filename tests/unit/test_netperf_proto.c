@@ -334,6 +334,34 @@ static void test_tcp_cc_classic(void **state)
     assert_int_equal(netperf_parse_tcp_cc(m, &req), NETPERF_SERV_EINVAL);
 }
 
+/* omni -d receive -T udp: the server sends datagrams to netperf_port (and netperf_ip, if the
+ * client's socket had one), 65507 bytes unless -m says; larger is refused. */
+static void test_udp_sent_by_the_server(void **state)
+{
+    (void)state;
+    uint8_t m[NETPERF_MSG_BYTES], got[NETPERF_MSG_BYTES];
+    struct netperf_omni_req req;
+    a4_request(m);
+    put_be32(m, 104, 2);
+    put_be32(m, 12, UINT32_MAX);
+    memcpy(m + 120, "\xc6\x12\x00\x02", 4); /* 198.18.0.2, network order */
+    assert_int_equal(netperf_parse_omni(m, &req), 0);
+    assert_int_equal(req.test, NETPERF_UDP_MAERTS);
+    assert_true(netperf_udp_test(req.test));
+    assert_int_equal(req.netperf_port, 0xe279);
+    assert_int_equal(req.netperf_ip, 0xc6120002u);
+    assert_int_equal(req.send_size, 65507);
+    assert_string_equal(netperf_test_name(req.test), "UDP_MAERTS");
+    struct netperf_omni_resp resp = { .data_port = 5000 };
+    netperf_build_response(got, &req, &resp);
+    assert_memory_equal(got + 0x18, "\x00\x00\xff\xe3", 4); /* send size */
+    put_be32(m, 12, 64);
+    assert_int_equal(netperf_parse_omni(m, &req), 0);
+    assert_int_equal(req.send_size, 64);
+    put_be32(m, 12, 65508);
+    assert_int_equal(netperf_parse_omni(m, &req), NETPERF_SERV_EINVAL);
+}
+
 /* A.7: -i iterations 2+ ask for the data port of iteration 1. */
 static void test_a7_iteration_port(void **state)
 {
@@ -400,10 +428,11 @@ static void test_rejections(void **state)
         put_be32(m, cases[i].off, cases[i].value);
         assert_int_equal(netperf_parse_omni(m, &req), cases[i].want);
     }
-    /* UDP with the server sending only: no UDP source in the sink */
+    /* UDP with the server sending and nowhere to send to */
     a4_request(m);
     put_be32(m, 104, 2);
-    assert_int_equal(netperf_parse_omni(m, &req), NETPERF_SERV_EOPNOTSUPP);
+    put_be32(m, 108, 0);
+    assert_int_equal(netperf_parse_omni(m, &req), NETPERF_SERV_EINVAL);
     /* RR sizes: zero or over the bound */
     static const uint32_t sizes[][3] = {
         /* protocol, request, response */
@@ -521,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_a6_tcp_rr),
         cmocka_unit_test(test_connection_tests),
         cmocka_unit_test(test_tcp_cc_classic),
+        cmocka_unit_test(test_udp_sent_by_the_server),
         cmocka_unit_test(test_a7_iteration_port),
         cmocka_unit_test(test_a8_cpu_reported),
         cmocka_unit_test(test_raw_region_ignored),
