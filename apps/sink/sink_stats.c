@@ -64,6 +64,8 @@ static const struct u64_row tcp_extra_rows[] = {
                         "stopped (an lwIP 2.1.3 bug that would fail its assertion)"),
     TV(burst_acks, "ACKs lwIP had delayed, sent at the end of a receive burst instead (so a "
                    "client's small writes are never held back by its Nagle algorithm)"),
+    TV(ooseq_past_window, "out-of-order segments that end past our receive window, dropped (an "
+                          "lwIP 2.1.3 bug would queue them whole and fail its assertion later)"),
 };
 
 struct u32_row {

@@ -86,6 +86,21 @@ static void lwport_evict_half_open(struct tcp_pcb_listen *l)
 
 /* The hook lwIP calls for every segment that found its pcb, before processing it
  * (lwip_hooks.h): the TCP counters lwIP's MIB does not have, and the SYN flood defence. */
+/*
+ * lwport_ooseq_past_window: lwIP 2.1.3 puts the first out-of-order segment on an empty queue
+ * whole, even when it ends past the receive window (tcp_receive trims only a segment it appends
+ * behind others); when the hole before it fills, its assertion "ooseq tcplen > rcv_wnd" fires:
+ * a panic any peer can cause once a connection's window is small (an echo client that does not
+ * read, with echo's 64 KiB window). Found by tests/fuzz/fuzz_lwip.c. No sender that keeps to
+ * the window it is told sends such a segment, so it is dropped here, not trimmed.
+ */
+static bool lwport_ooseq_past_window(const struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
+                                     const struct pbuf *p)
+{
+    u32_t end = hdr->seqno + p->tot_len + ((TCPH_FLAGS(hdr) & TCP_FIN) ? 1u : 0u);
+    return TCP_SEQ_GT(end, pcb->rcv_nxt + pcb->rcv_wnd);
+}
+
 err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
                         u8_t *opt2, struct pbuf *p)
 {
@@ -109,6 +124,10 @@ err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen
     }
     if (p->tot_len > 0 && TCP_SEQ_GT(hdr->seqno, pcb->rcv_nxt)) {
         st->out_of_order++; /* a hole before it: lwIP queues it (pcb->ooseq) if there is room */
+        if (lwport_ooseq_past_window(pcb, hdr, p)) {
+            st->ooseq_past_window++;
+            return ERR_VAL; /* dropped: the sender sends it again, within the window */
+        }
     }
     /* RFC 5681's duplicate ACK: no data, no SYN/FIN, nothing newly acknowledged, the window
      * unchanged, while data of ours is outstanding. */

@@ -18,6 +18,7 @@ struct lwport_tcp_stats {
     uint64_t persist_stopped;   /* persist timers lwIP left running with nothing to send,
                                  * stopped before they reach its assertion */
     uint64_t burst_acks;        /* delayed ACKs sent at the end of a receive burst */
+    uint64_t ooseq_past_window; /* out-of-order segments ending past our window: dropped */
 };
 extern struct lwport_tcp_stats lwport_tcp_stats;
 

@@ -791,6 +791,58 @@ static void test_tcp_echo_window_bounds_what_it_holds(void **state)
     ts_assert_idle();
 }
 
+/* An out-of-order segment that starts inside a small window and ends past it (an echo
+ * connection whose client does not read): lwIP 2.1.3 would queue it whole and fail an
+ * assertion once the hole fills; the hook drops and counts it, the hole fills without it, and
+ * the same bytes sent again within the window are taken. */
+static void test_ooseq_past_a_small_window_dropped(void **state)
+{
+    (void)state;
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp e;
+    uint32_t max_wnd = 0;
+    ts_connect(&e, &p, 40017, 7);
+    e.wnd = 0; /* echo can send nothing back: its window only shrinks */
+    ts_send_full(&e, 88, &max_wnd); /* all but 4048 bytes of what echo can take */
+    e.snd_nxt = e.snd_una; /* to the first byte not taken */
+    unsigned from = ts_ncaps;
+    sink_peer_hand(&p, sink_tcp_data(&e, NULL, 1300));
+    sink_peer_hand(&p, sink_tcp_data(&e, NULL, 1300));
+    ts_pass();
+    ts_tcp_feed(&e, from);
+    ts_reclaim();
+    assert_true(e.snd_wnd >= 1000 && e.snd_wnd < 1460); /* what is left of the window */
+    uint32_t hole = e.snd_nxt, edge = e.snd_nxt + e.snd_wnd;
+    uint64_t dropped = lwport_tcp_stats.ooseq_past_window;
+    sink_peer_hand(&p, sink_tcp_segment(&e, SP_TCP_ACK, hole + 500, e.rcv_nxt, NULL, 0, NULL,
+                                        (uint16_t)(edge - hole))); /* 500 bytes past the edge */
+    ts_pass();
+    assert_int_equal(lwport_tcp_stats.ooseq_past_window, dropped + 1);
+    assert_int_equal(ts_reclaim(), 1);
+    e.snd_nxt = hole;
+    from = ts_ncaps;
+    sink_peer_hand(&p, sink_tcp_data(&e, NULL, 500)); /* the hole: in order, no assertion */
+    sink_peer_hand(&p, sink_tcp_data(&e, NULL, (uint16_t)(edge - hole - 500))); /* the rest */
+    ts_pass();
+    assert_int_equal(lwport_tcp_stats.ooseq_past_window, dropped + 1);
+    ts_advance(500, 250);
+    ts_tcp_feed(&e, from);
+    assert_int_equal(e.snd_una, edge); /* all of the window taken, nothing past it */
+    e.wnd = 0xffff;
+    for (unsigned round = 0; round < 400 && e.data_received < e.snd_una - (e.iss + 1); round++) {
+        from = ts_ncaps;
+        sink_peer_hand(&p, sink_tcp_ack(&e));
+        ts_advance(10, 10);
+        ts_tcp_feed(&e, from);
+        if (ts_ncaps > TS_MAX_CAPS - 64) {
+            ts_ncaps = 0;
+        }
+    }
+    assert_int_equal(e.data_received, e.snd_una - (e.iss + 1));
+    ts_close(&e);
+    ts_assert_idle();
+}
+
 /* lwIP's timers run on the fake clock: a SYN-ACK nobody answers is sent again after the
  * initial RTO (3 s, RFC 6298's 1 s is not lwIP's), not before, and the half-open connection is
  * given up after TCP_SYN_RCVD_TIMEOUT (20 s), freeing its pcb. */
@@ -897,6 +949,7 @@ int main(void)
         cmocka_unit_test(test_tcp_echo),
         cmocka_unit_test(test_tcp_echo_caps_what_it_queues),
         cmocka_unit_test(test_tcp_echo_window_bounds_what_it_holds),
+        cmocka_unit_test(test_ooseq_past_a_small_window_dropped),
         cmocka_unit_test(test_syn_ack_retransmitted_on_the_clock),
         cmocka_unit_test(test_tcp_zero_window_then_late_ack),
     };
