@@ -56,7 +56,7 @@ KERNEL_SRCS := \
 	apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
 	apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c \
 	apps/sink/netperf.c apps/sink/netperf_proto.c \
-	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c
+	net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c
 
 # lwIP 2.1.3 (fetched in phase 0 by tools/fetch-sources, never committed): the IPv4, TCP and UDP core only.
 LWIP_DIR := build/src/lwip-2.1.3/src
@@ -226,6 +226,8 @@ test_stats_fmt_SRCS := apps/stats/fmt.c apps/stats/json.c
 test_iperf3_proto_SRCS := apps/sink/iperf3_proto.c $(CJSON_DIR)/cJSON.c
 test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 test_netperf_proto_SRCS := apps/sink/netperf_proto.c
+UNIT_TESTS += test_gro
+test_gro_SRCS := net/gro.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c \
 	tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c
@@ -240,7 +242,7 @@ test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_i
 UNIT_TESTS += test_sink_glue
 SINK_HOST_SRCS := net/handoff.c apps/sink/sink.c apps/sink/basic.c drivers/nic/nic_tx.c net/iface.c \
 	net/inet.c \
-	net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c \
+	net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c \
 	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
 LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
 test_sink_glue_SRCS := $(SINK_HOST_SRCS) build/unit/lwip/liblwip.a

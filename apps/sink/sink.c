@@ -103,9 +103,7 @@ bool sink_poll(void)
 {
     struct pkb *b[SINK_BURST];
     unsigned n = handoff_take(b, SINK_BURST);
-    for (unsigned i = 0; i < n; i++) {
-        sink_netif_input(b[i]);
-    }
+    sink_netif_input_burst(b, n);
     if (n != 0) {
         lwport_tcp_ack_burst();
     }

@@ -41,9 +41,15 @@ static const struct u64_row netif_rows[] = {
     NV(rx_wrapped, "frames handed to lwIP, each wrapped in place (zero copy)"),
     NV(rx_released, "of those, buffers lwIP has released back to their owning core"),
     NV(rx_csum_offloaded, "of those, TCP/UDP checksum verified by the NIC (not recomputed)"),
+    NV(rx_csum_sw_verified, "of those, TCP checksum verified by the sink's own sum before they "
+       "joined an aggregate (no NIC verdict; lwIP does not check them again)"),
     NV(rx_held_max, "most driver buffers lwIP held at once (out-of-order and reassembly queues)"),
     NV(rx_no_netif, "frames from a port without an lwIP interface: dropped"),
     NV(rx_hold_limit, "frames dropped: lwIP already held half of their core's pool (TCP resends)"),
+    NV(rx_gro_aggregates, "runs of in-order TCP segments of one connection given to lwIP as one "
+       "segment (software receive offload)"),
+    NV(rx_gro_merged, "segments that joined such a run after its first (rx_wrapped counts each "
+       "frame still)"),
     NV(tx_frames, "datagrams lwIP sent"),
     NV(tx_bytes, "their IP bytes"),
     NV(tx_no_route, "lwIP output dropped: no route"),

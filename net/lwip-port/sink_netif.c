@@ -8,6 +8,7 @@
 #include "lwip/ip4.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "net/gro.h"
 #include "net/handoff.h"
 #include "net/iface.h"
 #include "net/inet.h"
@@ -40,10 +41,36 @@ static void sink_pbuf_release(struct pbuf *p)
     handoff_buffer_done(b);
 }
 
-/* sink_may_hold: lwIP may take one more of this buffer's core's pool (see the header). */
+/* sink_may_hold: lwIP may take `more` more of this buffer's core's pool (see the header). */
+static bool sink_may_hold_n(const struct pkb *b, unsigned more)
+{
+    return sink_held[b->owner] + more <= b->pool->size / 2;
+}
+
 static bool sink_may_hold(const struct pkb *b)
 {
-    return sink_held[b->owner] < b->pool->size / 2;
+    return sink_may_hold_n(b, 1);
+}
+
+/* sink_wrap: b as a custom pbuf of `len` bytes from `payload`, released home by lwIP. */
+static struct pbuf *sink_wrap(struct pkb *b, uint8_t *payload, uint16_t len)
+{
+    struct pbuf_custom *pc = (struct pbuf_custom *)b->stack_wrap;
+    pc->custom_free_function = sink_pbuf_release;
+    struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, pc, payload,
+                                         (u16_t)(PKB_DATA_BYTES - (payload - b->data)));
+    sink_netif_stats.rx_wrapped++;
+    sink_held[b->owner]++;
+    return p;
+}
+
+static void sink_note_held(void)
+{
+    struct sink_netif_stats *st = &sink_netif_stats;
+    uint64_t held = st->rx_wrapped - st->rx_released;
+    if (held > st->rx_held_max) {
+        st->rx_held_max = held;
+    }
 }
 
 void sink_netif_input(struct pkb *b)
@@ -62,24 +89,88 @@ void sink_netif_input(struct pkb *b)
     }
     /* net/local.c checked the IPv4 header: total length fits the frame. */
     uint16_t ip_len = inet_load_be16(b->data + INET_ETH_HDR_BYTES + 2);
-    struct pbuf_custom *pc = (struct pbuf_custom *)b->stack_wrap;
-    pc->custom_free_function = sink_pbuf_release;
-    struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, ip_len, PBUF_REF, pc,
-                                         b->data + INET_ETH_HDR_BYTES,
-                                         PKB_DATA_BYTES - INET_ETH_HDR_BYTES);
-    st->rx_wrapped++;
-    sink_held[b->owner]++;
+    struct pbuf *p = sink_wrap(b, b->data + INET_ETH_HDR_BYTES, ip_len);
     if (nic_rx_l4_csum_ok(b)) {
         st->rx_csum_offloaded++;
         NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);
     } else {
         NETIF_SET_CHECKSUM_CTRL(n, NETIF_CHECKSUM_ENABLE_ALL);
     }
-    uint64_t held = st->rx_wrapped - st->rx_released;
-    if (held > st->rx_held_max) {
-        st->rx_held_max = held;
-    }
+    sink_note_held();
     n->input(p, n); /* ip4_input: always consumes p */
+}
+
+/*
+ * sink_input_aggregate: b[0..k) as one TCP segment (net/gro.h said they make one, segs holds
+ * them parsed): b[0]'s headers with the aggregate's IPv4 total length written into them, then
+ * each later frame's payload chained behind (linked from the end, so each tot_len is set once),
+ * every buffer still its own custom pbuf that goes home when lwIP lets go of it. The IPv4
+ * header checksum is left stale: lwIP does not check it (CHECKSUM_CHECK_IP 0, net/local.c
+ * checked the original); every TCP checksum was checked, by the NIC or by sink_l4_verified, so
+ * lwIP is told not to check the aggregate's.
+ */
+static void sink_input_aggregate(struct pkb *const *b, const struct gro_seg *segs, unsigned k,
+                                 uint16_t ip_len)
+{
+    struct sink_netif_stats *st = &sink_netif_stats;
+    struct netif *n = sink_netif_of[b[0]->port];
+    struct pbuf *next = NULL;
+    for (unsigned i = k - 1; i >= 1; i--) {
+        struct pbuf *q = sink_wrap(b[i], b[i]->data + segs[i].hdr_bytes, segs[i].payload);
+        q->next = next;
+        q->tot_len = (u16_t)(q->len + (next ? next->tot_len : 0));
+        next = q;
+    }
+    uint8_t *ip = b[0]->data + INET_ETH_HDR_BYTES;
+    inet_store_be16(ip + 2, ip_len);
+    struct pbuf *p = sink_wrap(b[0], ip, segs[0].ip_len);
+    p->next = next;
+    p->tot_len = ip_len;
+    for (unsigned i = 0; i < k; i++) {
+        if (nic_rx_l4_csum_ok(b[i])) {
+            st->rx_csum_offloaded++;
+        } else {
+            st->rx_csum_sw_verified++;
+        }
+    }
+    st->rx_gro_aggregates++;
+    st->rx_gro_merged += k - 1;
+    NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);
+    sink_note_held();
+    n->input(p, n);
+}
+
+/* sink_l4_verified: b's TCP checksum is known good: the NIC says so, or it is checked here
+ * (the wide-accumulator sum of net/inet.c, a fraction of lwIP's per-segment cost). Only asked
+ * of frames gro_parse accepted: IPv4 without options, the length within the frame. */
+static bool sink_l4_verified(const struct pkb *b)
+{
+    if (nic_rx_l4_csum_ok(b)) {
+        return true;
+    }
+    const uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    uint16_t tcp_len = (uint16_t)(inet_load_be16(ip + 2) - INET_IPV4_HDR_BYTES);
+    uint32_t sum = inet_csum_add(0, ip + 12, 8); /* the pseudo-header: addresses, */
+    sum += INET_PROTO_TCP + (uint32_t)tcp_len;   /* protocol and TCP length */
+    sum = inet_csum_add(sum, ip + INET_IPV4_HDR_BYTES, tcp_len);
+    return inet_csum_fold(sum) == 0;
+}
+
+void sink_netif_input_burst(struct pkb *const *b, unsigned n)
+{
+    struct gro_seg segs[n ? n : 1];
+    for (unsigned i = 0; i < n;) {
+        uint16_t ip_len;
+        unsigned k = gro_run(b + i, n - i, sink_l4_verified, segs, &ip_len);
+        bool ours = b[i]->port < WS_MAX_PORTS && sink_netif_of[b[i]->port] != NULL;
+        if (k > 1 && ours && sink_may_hold_n(b[i], k)) {
+            sink_input_aggregate(b + i, segs, k, ip_len);
+        } else {
+            k = 1; /* alone: the per-frame path drops and counts what it must */
+            sink_netif_input(b[i]);
+        }
+        i += k;
+    }
 }
 
 void sink_netif_flush(void)

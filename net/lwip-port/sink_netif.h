@@ -25,9 +25,12 @@ struct sink_netif_stats {
     uint64_t rx_wrapped;     /* frames given to lwIP (each a custom pbuf over its buffer) */
     uint64_t rx_released;    /* of those, buffers lwIP has let go (rx_wrapped - this: held) */
     uint64_t rx_csum_offloaded; /* of rx_wrapped, TCP/UDP checksum already checked by the NIC */
+    uint64_t rx_csum_sw_verified; /* of rx_wrapped, TCP checksum checked here for an aggregate */
     uint64_t rx_held_max;    /* most buffers lwIP held at once (out-of-order, reassembly) */
     uint64_t rx_no_netif;    /* frames from a port without an lwIP interface: dropped */
     uint64_t rx_hold_limit;  /* frames dropped: lwIP held half their core's pool already */
+    uint64_t rx_gro_aggregates; /* runs of in-order segments given to lwIP as one (net/gro.h) */
+    uint64_t rx_gro_merged;  /* segments that joined the one before them in such a run */
     uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */
     uint64_t tx_bytes;       /* their IP bytes */
     uint64_t tx_no_route;    /* dropped: no route to the destination */
@@ -44,6 +47,9 @@ extern struct sink_netif_stats sink_netif_stats;
 unsigned sink_netif_init(unsigned core);
 /* sink_netif_input: give a handed-off frame to lwIP (consumes b). */
 void sink_netif_input(struct pkb *b);
+/* sink_netif_input_burst: give a burst of handed-off frames to lwIP, consecutive in-order
+ * segments of one connection as one segment (net/gro.h); consumes them all. */
+void sink_netif_input_burst(struct pkb *const *b, unsigned n);
 /* sink_netif_flush: send what lwIP queued during this pass (one tail write per port). */
 void sink_netif_flush(void);
 

@@ -53,6 +53,7 @@ struct sb {
     bool timing; /* the measured stream (else: handshake, warm-up, end) */
     bool quiet;
     bool nic_checked; /* frames carry the NIC's checksum verdict (nic_rx_l4_csum_ok) */
+    uint64_t write_bytes; /* the sender's write size: PSH on a write's last segment (0: all) */
 };
 
 static inline uint64_t sb_tsc(void)
@@ -160,7 +161,15 @@ static bool sb_stream(struct sb *b, uint64_t n)
         unsigned k = 0;
         while (k < b->burst && sent < n &&
                (uint32_t)(c->snd_nxt + SB_MSS - c->snd_una) <= c->snd_wnd) {
-            struct pkb *p = sink_tcp_data(c, b->payload, SB_MSS);
+            /* Linux sets PSH on the last segment of each write (tcp_push), as iperf3's 128 KiB
+             * writes make it every 91st segment here */
+            uint64_t off = sent * SB_MSS;
+            bool push = b->write_bytes == 0 || (off + SB_MSS) / b->write_bytes != off / b->write_bytes;
+            struct pkb *p = sink_tcp_segment(c, SP_TCP_ACK | (push ? SP_TCP_PSH : 0), c->snd_nxt,
+                                             c->rcv_nxt, NULL, 0, b->payload, SB_MSS);
+            if (p != NULL) {
+                c->snd_nxt += SB_MSS;
+            }
             if (p == NULL) {
                 return false; /* core 2's pool is empty: buffers are not coming home */
             }
@@ -181,7 +190,8 @@ static bool sb_stream(struct sb *b, uint64_t n)
 
 static void sb_usage(void)
 {
-    fputs("usage: sink_bench [--segments N] [--burst N] [--quiet] [--nic-checked]\n", stderr);
+    fputs("usage: sink_bench [--segments N] [--burst N] [--write BYTES] [--quiet] [--nic-checked]\n",
+          stderr);
     exit(2);
 }
 
@@ -190,11 +200,14 @@ int main(int argc, char **argv)
     static struct sb b;
     b.segments = 200000;
     b.burst = 32;
+    b.write_bytes = 128 * 1024; /* iperf3's default block */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--segments") && i + 1 < argc) {
             b.segments = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--burst") && i + 1 < argc) {
             b.burst = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--write") && i + 1 < argc) {
+            b.write_bytes = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--quiet")) {
             b.quiet = true;
         } else if (!strcmp(argv[i], "--nic-checked")) {

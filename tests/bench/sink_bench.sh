@@ -26,7 +26,7 @@ FULL=${FULL:-500000}
 RUNS=${RUNS:-3}
 BURST=${BURST:-32}
 
-FW_SRCS="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c \
+FW_SRCS="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c \
 net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c"
 LWIP_DIR=build/src/lwip-2.1.3/src
 LWIP_SRCS="init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in tcp_out timeouts udp \

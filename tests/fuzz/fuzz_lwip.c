@@ -15,10 +15,13 @@
  *                IPv4 header on. op bits: 2-3 the core that hands it over; 4 set the addresses
  *                (198.18.0.2 -> 198.18.0.1); 5 make it a segment of a connection (protocol TCP,
  *                its ports, sequence and acknowledgment numbers taken as offsets from the
- *                client's snd_nxt and rcv_nxt; implies bit 4); 6 which connection (echo, else
- *                discard); 7 set the total length to the datagram's length.
+ *                client's snd_nxt and rcv_nxt; implies bit 4; and a TCP checksum that verifies,
+ *                so that it may join the segments around it in one aggregate, net/gro.h); 6
+ *                which connection (echo, else discard); 7 set the total length to the
+ *                datagram's length.
  *   op & 3 == 1  scripted client segment on a connection (bit 6), from core (bits 4-5): bits 2-3
- *                0 data (next byte n: 6 * n bytes, at most 1460), 1 ACK, 2 FIN, 3 RST.
+ *                0 data (next byte n: 6 * n bytes, at most 1460; PSH unless bit 7, as a bulk
+ *                sender's segments inside a write), 1 ACK, 2 FIN, 3 RST.
  *   op & 3 == 2  the clock: next byte n: n * 50 ms, in steps of at most 250 ms, a sink pass each.
  *   op & 3 == 3  a sink pass; then the cores whose bit (2-5) is set reclaim their returned
  *                buffers (the others let them wait).
@@ -173,6 +176,22 @@ static uint32_t fz_get32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* fz_tcp_checksum: the TCP checksum of datagram d (header hl bytes, len in hand), over what
+ * its total length covers if the datagram holds that much. */
+static void fz_tcp_checksum(uint8_t *d, unsigned hl, unsigned len)
+{
+    unsigned total = (unsigned)d[2] << 8 | d[3];
+    if (total < hl + 20 || total > len) {
+        return;
+    }
+    uint8_t *tcp = d + hl;
+    tcp[16] = tcp[17] = 0;
+    uint32_t sum = inet_csum_add(0, d + 12, 8) + SP_PROTO_TCP + (total - hl);
+    uint16_t c = inet_csum_fold(inet_csum_add(sum, tcp, total - hl));
+    tcp[16] = (uint8_t)(c >> 8);
+    tcp[17] = (uint8_t)c;
+}
+
 /* fz_datagram: one datagram record (see the top for the op bits). */
 static void fz_datagram(struct fz *z, uint8_t op, struct fuzz_in *in)
 {
@@ -203,6 +222,7 @@ static void fz_datagram(struct fz *z, uint8_t op, struct fuzz_in *in)
             tcp[3] = (uint8_t)t->dport;
             fz_put32(tcp + 4, t->snd_nxt + fz_get32(tcp + 4));
             fz_put32(tcp + 8, t->rcv_nxt + fz_get32(tcp + 8));
+            fz_tcp_checksum(d, hl, len);
         }
         if (hl >= 20 && hl <= len) { /* net/local.c verifies it; fuzz_net_local fuzzes that */
             d[10] = d[11] = 0;
@@ -226,7 +246,15 @@ static void fz_client(struct fz *z, uint8_t op, struct fuzz_in *in)
     switch ((op >> 2) & 3) {
     case 0: {
         unsigned n = 6u * fuzz_u8(in);
-        fz_hand(z, core, sink_tcp_data(t, NULL, (uint16_t)(n > 1460 ? 1460 : n)));
+        uint16_t len = (uint16_t)(n > 1460 ? 1460 : n);
+        if (op & 0x80) {
+            struct pkb *b = sink_tcp_segment(t, SP_TCP_ACK, t->snd_nxt, t->rcv_nxt, NULL, 0, NULL,
+                                             len);
+            t->snd_nxt += b != NULL ? len : 0;
+            fz_hand(z, core, b);
+        } else {
+            fz_hand(z, core, sink_tcp_data(t, NULL, len));
+        }
         break;
     }
     case 1:

@@ -568,6 +568,15 @@ def lwip_seeds():
         + dgram(L_CORE(2) | L_LEN, ping_frag2) + sink_pass(),
         "echo_data_then_ack": bytes([2]) + conn_seg(0, 0, 0x18, b"z" * 1400, echo=True)
         + conn_seg(1400, 0, 0x10, echo=True) + sink_pass() + clock(100),
+        # Software receive offload (net/gro.h): a run in order, a gap, an overlap into it, a
+        # PSH that ends a run; then scripted bulk segments without PSH, to discard and to echo.
+        "gro_run_gap_overlap": bytes([1]) + conn_seg(0, 0, 0x10, b"a" * 300)
+        + conn_seg(300, 0, 0x10, b"b" * 300) + conn_seg(600, 0, 0x10, b"c" * 300)
+        + conn_seg(1000, 0, 0x10, b"d" * 200) + conn_seg(900, 0, 0x10, b"e" * 200)
+        + conn_seg(1100, 0, 0x18, b"f" * 100) + conn_seg(1200, 0, 0x10, b"g" * 100)
+        + sink_pass() + clock(10),
+        "gro_scripted_bulk": bytes([3]) + bytes([0x81, 241]) * 24 + sink_pass()
+        + bytes([0xc1, 241]) * 48 + sink_pass() + clock(10) + bytes([0xc5]) + sink_pass(),
     }
 
 

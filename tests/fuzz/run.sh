@@ -42,7 +42,7 @@ declare -A SRCS=(
     [fuzz_tx_ring]="drivers/nic/intel_ring.c kernel/pkb.c"
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
-    [fuzz_lwip]="net/handoff.c drivers/nic/nic_tx.c net/iface.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c
+    [fuzz_lwip]="net/handoff.c drivers/nic/nic_tx.c net/iface.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c
         net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c net/local.c net/neigh.c net/inet.c
         kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
         $OUT/lwip/liblwip.a"
@@ -75,7 +75,7 @@ NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
 # reads the sink core's cycle counters).
 SRCS[fuzz_sink_services]="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c apps/sink/basic.c
     apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
-    net/lwip-port/sink_netif.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c
+    net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c
     tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c
     $OUT/lwip/liblwip.a"
 EXTRA[fuzz_sink_services]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen -Ibuild/src/cjson-1.7.15

@@ -84,11 +84,18 @@ def measured(lab, *args):
 
 
 def test_tcp(lab):
+    netif0 = lab.stats()["sink"]["netif"]
     end, d = measured(lab)
     # the receiver line is the appliance's count, byte for byte
     assert end["sum_received"]["bytes"] == d["rx_bytes"] > 1_000_000, (end["sum_received"], d)
     assert end["sum_received"]["bytes"] <= end["sum_sent"]["bytes"]
     assert d["tx_bytes"] == d["rx_datagrams"] == d["tx_datagrams"] == 0, d
+    # the stream reached lwIP in runs of segments (net/gro.h), each checksum checked once
+    netif = lab.stats()["sink"]["netif"]
+    merged = netif["rx_gro_merged"] - netif0["rx_gro_merged"]
+    runs = netif["rx_gro_aggregates"] - netif0["rx_gro_aggregates"]
+    segments = d["rx_bytes"] // 1448
+    assert runs > 0 and merged > segments // 2, (runs, merged, segments)
 
 
 def test_tcp_parallel(lab):

@@ -474,6 +474,67 @@ static void test_tcp_discard_stream(void **state)
     ts_assert_idle();
 }
 
+/* Software receive offload (net/gro.h): a burst of 30 in-order full segments (no NIC verdict:
+ * each checksum checked by the sink's own sum) reaches lwIP as one aggregate, discard counts
+ * every byte and one ACK covers them all; a segment with a bad checksum in the middle is not
+ * merged: lwIP drops it and the run after it waits for it; nothing is reordered. */
+static void test_tcp_segments_aggregated(void **state)
+{
+    (void)state;
+    struct sink_peer p = ts_peer(2);
+    struct sink_tcp c;
+    ts_connect(&c, &p, 40018, 9);
+    uint64_t rx0 = sink_stats[SINK_DISCARD].rx_bytes;
+    struct sink_netif_stats n0 = sink_netif_stats;
+    unsigned from = ts_ncaps;
+    for (unsigned i = 0; i < 30; i++) {
+        sink_peer_hand(&p, sink_tcp_segment(&c, SP_TCP_ACK | (i == 29 ? SP_TCP_PSH : 0),
+                                            c.snd_nxt, c.rcv_nxt, NULL, 0, NULL, 1448));
+        c.snd_nxt += 1448;
+    }
+    ts_pass();
+    assert_int_equal(sink_netif_stats.rx_gro_aggregates, n0.rx_gro_aggregates + 1);
+    assert_int_equal(sink_netif_stats.rx_gro_merged, n0.rx_gro_merged + 29);
+    assert_int_equal(sink_netif_stats.rx_csum_sw_verified, n0.rx_csum_sw_verified + 30);
+    assert_int_equal(sink_stats[SINK_DISCARD].rx_bytes, rx0 + 30 * 1448);
+    assert_int_equal(ts_tcp_feed(&c, from), 1); /* one ACK */
+    assert_int_equal(c.snd_una, c.snd_nxt);
+    assert_int_equal(ts_reclaim(), 30);
+
+    /* 10 segments, the 5th with a corrupted byte: 4 merge, the bad one alone (dropped by
+     * lwIP's check), the 5 after it one aggregate that lwIP queues out of order. */
+    uint32_t chkerr = lwip_stats.tcp.chkerr;
+    uint32_t start = c.snd_nxt;
+    for (unsigned i = 0; i < 10; i++) {
+        struct pkb *b = sink_tcp_segment(&c, SP_TCP_ACK, c.snd_nxt, c.rcv_nxt, NULL, 0, NULL,
+                                         1448);
+        if (i == 4) {
+            b->data[14 + 20 + 20 + 700] ^= 0x40;
+        }
+        sink_peer_hand(&p, b);
+        c.snd_nxt += 1448;
+    }
+    from = ts_ncaps;
+    ts_pass();
+    assert_int_equal(lwip_stats.tcp.chkerr, chkerr + 1);
+    assert_int_equal(sink_netif_stats.rx_gro_aggregates, n0.rx_gro_aggregates + 3);
+    assert_int_equal(sink_stats[SINK_DISCARD].rx_bytes, rx0 + 34 * 1448);
+    ts_tcp_feed(&c, from);
+    assert_int_equal(c.snd_una, start + 4 * 1448); /* up to the hole */
+    c.snd_nxt = start + 4 * 1448; /* the client sends the lost one again */
+    sink_peer_hand(&p, sink_tcp_data(&c, NULL, 1448));
+    c.snd_nxt = start + 10 * 1448;
+    from = ts_ncaps;
+    ts_pass();
+    ts_advance(500, 250);
+    ts_tcp_feed(&c, from);
+    assert_int_equal(c.snd_una, c.snd_nxt);
+    assert_int_equal(sink_stats[SINK_DISCARD].rx_bytes, rx0 + 40 * 1448);
+    ts_reclaim();
+    ts_close(&c);
+    ts_assert_idle();
+}
+
 /* Small writes (a Nagle client's) are acknowledged in the pass that received them, without
  * waiting for lwIP's 250 ms delayed-ACK timer: one burst of one, of two and of three 64-byte
  * segments gets one ACK each time (lwIP's every-second-segment rule ACKs the second of two at
@@ -943,6 +1004,7 @@ int main(void)
         cmocka_unit_test(test_udp_echo_unresolved_next_hop),
         cmocka_unit_test(test_handoff_ring_full_drops_and_counts),
         cmocka_unit_test(test_tcp_discard_stream),
+        cmocka_unit_test(test_tcp_segments_aggregated),
         cmocka_unit_test(test_tcp_small_writes_acked_each_burst),
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
