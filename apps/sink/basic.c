@@ -88,16 +88,20 @@ static void echo_flush(struct basic_conn *c)
 {
     while (c->pending) {
         struct pbuf *p = c->pending;
-        u16_t room = echo_room(c->pcb);
-        u16_t n = LWIP_MIN(room, p->len);
-        if (n == 0 || tcp_write(c->pcb, p->payload, n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
-            break;
-        }
-        sink_stats[SINK_ECHO].tx_bytes += n;
-        tcp_recved(c->pcb, n); /* only now may the peer send more */
-        if (n < p->len) {
-            pbuf_remove_header(p, n);
-            break;
+        /* An empty pbuf is skipped: lwIP leaves some at the front of a chain it trimmed (a
+         * retransmission overlapping what it had, in runs of segments, net/gro.h). */
+        if (p->len > 0) {
+            u16_t room = echo_room(c->pcb);
+            u16_t n = LWIP_MIN(room, p->len);
+            if (n == 0 || tcp_write(c->pcb, p->payload, n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+                break;
+            }
+            sink_stats[SINK_ECHO].tx_bytes += n;
+            tcp_recved(c->pcb, n); /* only now may the peer send more */
+            if (n < p->len) {
+                pbuf_remove_header(p, n);
+                break;
+            }
         }
         c->pending = p->next;
         if (p->next) {

@@ -535,6 +535,56 @@ static void test_tcp_segments_aggregated(void **state)
     ts_assert_idle();
 }
 
+/* A run of segments that starts with bytes echo already has (the client retransmitting what
+ * it thinks lost, with new data behind): lwIP trims the aggregate's front, leaving empty pbufs
+ * at the head of the chain it delivers; echo skips them and sends back exactly the new bytes. */
+/* ts_echo_back: the client acknowledges what comes back until it has `want` bytes. */
+static void ts_echo_back(struct sink_tcp *e, uint64_t want)
+{
+    for (unsigned round = 0; round < 200 && e->data_received < want; round++) {
+        unsigned from = ts_ncaps;
+        sink_peer_hand(e->peer, sink_tcp_ack(e));
+        ts_advance(10, 10);
+        ts_tcp_feed(e, from);
+        ts_reclaim();
+    }
+}
+
+static void test_tcp_echo_after_an_overlapping_run(void **state)
+{
+    (void)state;
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp e;
+    ts_connect(&e, &p, 40019, 7);
+    uint32_t base = e.snd_nxt;
+    unsigned from = ts_ncaps;
+    for (unsigned i = 0; i < 4; i++) {
+        sink_peer_hand(&p, sink_tcp_segment(&e, SP_TCP_ACK, base + i * 1000, e.rcv_nxt, NULL, 0,
+                                            NULL, 1000));
+    }
+    e.snd_nxt = base + 4000;
+    ts_pass();
+    ts_tcp_feed(&e, from);
+    ts_echo_back(&e, 4000);
+    assert_int_equal(e.data_received, 4000);
+    uint64_t merged = sink_netif_stats.rx_gro_merged;
+    from = ts_ncaps;
+    for (unsigned i = 2; i < 6; i++) { /* 2000 bytes it has, then 2000 new */
+        sink_peer_hand(&p, sink_tcp_segment(&e, SP_TCP_ACK, base + i * 1000, e.rcv_nxt, NULL, 0,
+                                            NULL, 1000));
+    }
+    e.snd_nxt = base + 6000;
+    ts_pass();
+    ts_tcp_feed(&e, from);
+    assert_int_equal(sink_netif_stats.rx_gro_merged, merged + 3);
+    ts_echo_back(&e, 6000);
+    assert_int_equal(e.data_received, 6000);
+    assert_int_equal(e.snd_una, e.snd_nxt);
+    assert_int_equal(sink_stats[SINK_ECHO].active, 1);
+    ts_close(&e);
+    ts_assert_idle();
+}
+
 /* Small writes (a Nagle client's) are acknowledged in the pass that received them, without
  * waiting for lwIP's 250 ms delayed-ACK timer: one burst of one, of two and of three 64-byte
  * segments gets one ACK each time (lwIP's every-second-segment rule ACKs the second of two at
@@ -1005,6 +1055,7 @@ int main(void)
         cmocka_unit_test(test_handoff_ring_full_drops_and_counts),
         cmocka_unit_test(test_tcp_discard_stream),
         cmocka_unit_test(test_tcp_segments_aggregated),
+        cmocka_unit_test(test_tcp_echo_after_an_overlapping_run),
         cmocka_unit_test(test_tcp_small_writes_acked_each_burst),
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
