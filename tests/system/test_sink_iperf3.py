@@ -98,6 +98,18 @@ def test_tcp(lab):
     assert runs > 0 and merged > segments // 2, (runs, merged, segments)
 
 
+def test_tcp_omit_and_client_zerocopy(lab):
+    """-O 1: the first second is not measured (the appliance counts and reports only what came
+    after it); -Z: the client sends with sendfile, nothing changes on the wire. Both complete
+    with the receiver line equal to the appliance's count."""
+    for args in (("-O", "1"), ("-Z",)):
+        end, d = measured(lab, *args)
+        assert end["sum_received"]["bytes"] == d["rx_bytes"] > 100_000, (args, end, d)
+    # (with -O each side ends the omitted second on its own clock: the appliance's count may
+    # exceed the client's sent bytes by what crossed in between)
+    assert end["sum_received"]["bytes"] <= end["sum_sent"]["bytes"]
+
+
 def test_tcp_parallel(lab):
     end, d = measured(lab, "-P", "4")
     assert len(end["streams"]) == 4

@@ -130,6 +130,14 @@ def test_tcp_stream_bytes_as_the_client_reports_them(lab):
     assert int(sent) <= end["rx"] <= int(sent) + 16384
 
 
+def test_demo_mode_interim_results(lab):
+    """-D 1 (demo mode: the client prints interim rates each second, from its own counts): the
+    test runs and ends as without it."""
+    r, end = run_and_check(lab, "-D 1", "TCP_STREAM")
+    assert r.stdout.count("Interim result:") + r.stderr.count("Interim result:") >= 2, r
+    assert float(result_line(r.stdout)[4]) > 0
+
+
 def test_tcp_maerts(lab):
     r, end = run_and_check(lab, "-- -o throughput,local_bytes_recvd,remote_bytes_sent",
                            "TCP_MAERTS")
