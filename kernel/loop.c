@@ -147,6 +147,20 @@ static uint32_t loop_wake_us(const struct loop_plan *plan, unsigned core)
     return wake;
 }
 
+/* loop_awake_tsc: how long after its last work this core polls on before it halts: the
+ * longest any poller asks for (awake_us), at least poll.idle_us. Asked only once idle that
+ * long, so it costs nothing while work flows. */
+static uint64_t loop_awake_tsc(const struct loop_plan *plan, unsigned core, uint64_t idle_limit)
+{
+    uint32_t us = 0;
+    for (unsigned i = 0; i < plan->n; i++) {
+        uint32_t a = plan->p[i]->awake_us ? plan->p[i]->awake_us(core) : 0;
+        us = a > us ? a : us;
+    }
+    uint64_t tsc = us ? time_deadline_us(us) - rdtsc() : 0;
+    return tsc > idle_limit ? tsc : idle_limit;
+}
+
 /* loop_halt: sleep until a queue interrupt, a kick from another core, or a poller's timer. */
 static void loop_halt(struct percpu *cpu, const struct loop_plan *plan)
 {
@@ -189,7 +203,8 @@ void core_loop(void)
             last_work = now;
         } else {
             cpu->idle_cycles += now - last;
-            if (CONFIG_POLL_ADAPTIVE && now - last_work > idle_limit) {
+            if (CONFIG_POLL_ADAPTIVE && now - last_work > idle_limit &&
+                now - last_work > loop_awake_tsc(&plan, cpu->index, idle_limit)) {
                 loop_halt(cpu, &plan);
                 last_work = rdtsc();
                 cpu->idle_cycles += last_work - now; /* time asleep is idle time */

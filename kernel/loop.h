@@ -23,6 +23,9 @@
  *             is already waiting (true: the core does not halt)
  *   disarm    after the halt, or after a halt that arm called off
  *   wake_us   the longest this core may stay halted for this poller (0: no limit)
+ *   awake_us  how long this core should keep polling after its last work for this poller,
+ *             when that is longer than poll.idle_us (0: poll.idle_us): a poller that expects
+ *             its next work soon (the sink while a test runs) spares it the halt and the wake
  */
 struct poller {
     const char *name;
@@ -33,6 +36,7 @@ struct poller {
     bool (*arm)(unsigned core);
     void (*disarm)(unsigned core);
     uint32_t (*wake_us)(unsigned core);
+    uint32_t (*awake_us)(unsigned core);
 };
 
 /* Orders of the pollers that exist: a new one picks its place among them. */
