@@ -26,39 +26,9 @@ FULL=${FULL:-500000}
 RUNS=${RUNS:-3}
 BURST=${BURST:-32}
 
-FW_SRCS="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c \
-net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c"
-LWIP_DIR=build/src/lwip-2.1.3/src
-LWIP_SRCS="init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in tcp_out timeouts udp \
-ipv4/icmp ipv4/ip4 ipv4/ip4_addr ipv4/ip4_frag"
-SIM_SRCS="tests/bench/sink_bench.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c"
-FW_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
--mcmodel=small -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
--mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables"
-LWIP_CFLAGS=$(echo "$FW_CFLAGS" | sed 's/ -Wextra -Werror//')
-SIM_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-pie -fno-omit-frame-pointer"
-INC="-I. -iquote kernel -Inet/lwip-port -I$LWIP_DIR/include"
-
-make --no-print-directory build/host/genconfig sources >/dev/null
-
-dir="$OUT/sink_bench.d"
-mkdir -p "$dir/gen"
-build/host/genconfig config/default.conf "$dir/gen/config.h" >/dev/null
-objs=""
-for src in $FW_SRCS; do
-    obj="$dir/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
-    # shellcheck disable=SC2086 # word splitting of the flag lists is wanted
-    "$CC" $FW_CFLAGS $INC -iquote "$dir/gen" -c "$src" -o "$obj"
-    objs="$objs $obj"
-done
-for src in $LWIP_SRCS; do
-    obj="$dir/lwip_$(echo "$src" | tr / _).o"
-    # shellcheck disable=SC2086
-    "$CC" $LWIP_CFLAGS $INC -c "$LWIP_DIR/core/$src.c" -o "$obj"
-    objs="$objs $obj"
-done
-# shellcheck disable=SC2086
-"$CC" $SIM_CFLAGS $INC -iquote "$dir/gen" $SIM_SRCS $objs -no-pie -o "$OUT/sink_bench"
+# shellcheck source=tests/bench/sink_build.sh
+. tests/bench/sink_build.sh
+sink_build sink_bench tests/bench/sink_bench.c
 
 target=1500
 echo "== sink: one 1448-byte TCP segment into discard (handoff, glue, lwIP), burst $BURST"
