@@ -398,6 +398,7 @@ bench: all build/bench/udpgen build/bench/handoff_bench
 	tests/bench/fwd_bench.sh
 	tests/bench/sink_bench.sh
 	tests/bench/crr_bench.sh
+	tests/bench/send_bench.sh
 
 clean:
 	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/slots build/jumbo build/unit build/host build/hostsim build/bench build/fuzz

@@ -43,9 +43,11 @@ struct pkb {
     union {
         struct {
             uint32_t rx_status; /* raw status/error word from the RX write-back */
-            uint32_t forwarded; /* non-zero: the frame is being forwarded, and its TX
+            uint16_t forwarded; /* non-zero: the frame is being forwarded, and its TX
                                  * completion counts as forwarded (iring_tx_stats); set by
                                  * the application, 0 on receive, read when it is placed */
+            uint16_t tx_csum;   /* PKB_TX_CSUM_*: what the NIC is to complete when it sends
+                                 * the frame; 0 on receive (a reply in place asks nothing) */
         };
         uint64_t rx_word; /* the two above as one word: the RX ring stores the status with
                            * forwarded 0 */
@@ -55,6 +57,19 @@ struct pkb {
      * no allocation (net/lwip-port/sink_netif.c checks that it fits). */
     uint64_t stack_wrap[4];
 };
+/* tx_csum: an untagged Ethernet frame with a 20-byte IPv4 header and TCP, whose checksum field
+ * holds the pseudo-header sum (folded, not inverted): the NIC sums the TCP header and payload
+ * onto it and stores the result (82576 §7.2.2.2, 82599 §7.2.5; intel_ring's context 0). */
+#define PKB_TX_CSUM_TCP4 1u
+
+/* pkb_tx_own: b is a frame this core built (not a forwarded one), complete as it is. pkb_alloc
+ * leaves the previous user's marks. */
+static inline void pkb_tx_own(struct pkb *b)
+{
+    b->forwarded = 0;
+    b->tx_csum = 0;
+}
+
 _Static_assert(__builtin_offsetof(struct pkb, owner) - __builtin_offsetof(struct pkb, rx_meta) == 6,
                "rx_meta holds len, port, queue, owner in that order");
 

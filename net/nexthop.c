@@ -193,7 +193,7 @@ static void nexthop_arp_send(unsigned core, const struct net_port *ifc, uint32_t
         st->alloc_fail++;
         return;
     }
-    b->forwarded = 0; /* pkb_alloc leaves the last user's mark: not a forwarded frame */
+    pkb_tx_own(b); /* pkb_alloc leaves the last user's marks: not a forwarded frame */
     uint8_t *f = b->data;
     memset(f, 0, INET_ETH_MIN_FRAME_BYTES);
     if (dst_mac != NULL) {

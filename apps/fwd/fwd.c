@@ -116,7 +116,7 @@ static void fwd_fragment(struct fwd_stats *st, const struct nexthop *hop, unsign
             break;
         }
         fr->len = n;
-        fr->forwarded = 0; /* fragments are not the datagram: counted here, not at completion */
+        pkb_tx_own(fr); /* fragments are not the datagram: counted here, not at completion */
         st->fragments_sent++;
         nexthop_send(core, hop->ifc, fr);
     }

@@ -285,7 +285,7 @@ void iperf3_test_start(struct iperf3_test *t)
     t->omitting = t->params.omit_s > 0;
     for (unsigned i = 0; t->params.proto == IPERF3_PROTO_TCP && i < t->nstreams; i++) {
         if (t->streams[i].sender) {
-            iperf3_tcp_fill(t, &t->streams[i], t->start_ms);
+            iperf3_tcp_fill(t, &t->streams[i], t->start_ms, false);
         }
     }
 }
@@ -591,7 +591,7 @@ static err_t iperf3_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
             t->streams[c->stream].bytes += len;
             IPERF3_STATS->tx_bytes += len;
         }
-        iperf3_tcp_fill(t, &t->streams[c->stream], sink_now_ms());
+        iperf3_tcp_fill(t, &t->streams[c->stream], sink_now_ms(), true);
     }
     return iperf3_cb_end();
 }
@@ -745,7 +745,7 @@ static bool iperf3_test_poll(struct iperf3_test *t, uint32_t now)
             /* paced: the budget grows with time; unpaced: ACKs refill, this only resumes a
              * stream whose last tcp_write found no memory */
             if (t->streams[i].sender) {
-                iperf3_tcp_fill(t, &t->streams[i], now);
+                iperf3_tcp_fill(t, &t->streams[i], now, false);
             }
         }
         return false;

@@ -14,8 +14,10 @@
 /* --- sending (-R) --------------------------------------------------------------------------- */
 
 /* iperf3_tcp_fill: queue the constant payload (referenced, not copied) while the send buffer
- * has room for a full segment and the pacing allows. */
-void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t now)
+ * has room for a full segment and the pacing allows; then tcp_output, unless lwIP is about to
+ * (in_sent: from the sent callback, which tcp_input follows with tcp_output; each call walks
+ * the whole unacknowledged queue). */
+void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t now, bool in_sent)
 {
     struct tcp_pcb *pcb = s->conn.pcb;
     if (!pcb) {
@@ -38,7 +40,7 @@ void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t no
         allow -= n;
         wrote = true;
     }
-    if (wrote) {
+    if (wrote && !in_sent) {
         tcp_output(pcb);
     }
 }

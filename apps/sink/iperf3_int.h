@@ -109,8 +109,9 @@ void iperf3_ctl_error(struct iperf3_test *t, uint32_t code, uint32_t err); /* SE
 void iperf3_test_start(struct iperf3_test *t); /* every stream is there: TEST_RUNNING */
 
 /* iperf3_data.c */
-/* iperf3_tcp_fill: -R over TCP: queue the payload on stream s as room and pacing allow. */
-void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t now);
+/* iperf3_tcp_fill: -R over TCP: queue the payload on stream s as room and pacing allow;
+ * in_sent: called from the sent callback (lwIP sends what was queued right after it). */
+void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t now, bool in_sent);
 /* iperf3_udp_send_due: -u -R: the datagrams due by now; whether anything was sent. */
 bool iperf3_udp_send_due(struct iperf3_test *t, uint32_t now);
 /* iperf3_on_udp: lwIP's receive callback of iperf3_udp (connect datagrams and data). */

@@ -275,8 +275,10 @@ static bool np_test_end(struct np_session *s, enum np_end how)
 
 /* np_tcp_pump: hand owed bytes to lwIP from the constant buffer while the send buffer and
  * queue have room. No copy: the segments point into np_fill, and consecutive writes are
- * contiguous there so lwIP extends its last reference instead of allocating another. */
-static bool np_tcp_pump(struct np_session *s)
+ * contiguous there so lwIP extends its last reference instead of allocating another. Then
+ * tcp_output, unless called from the sent callback (in_sent): tcp_input calls it right after
+ * the callbacks, and each call walks the whole unacknowledged queue (lwIP 2.1.3). */
+static bool np_tcp_pump_from(struct np_session *s, bool in_sent)
 {
     struct tcp_pcb *pcb = s->data;
     uint32_t mss = tcp_mss(pcb) ? tcp_mss(pcb) : 536;
@@ -308,10 +310,15 @@ static bool np_tcp_pump(struct np_session *s)
         s->send_calls++;
         wrote = true;
     }
-    if (wrote) {
+    if (wrote && !in_sent) {
         tcp_output(pcb);
     }
     return wrote;
+}
+
+static bool np_tcp_pump(struct np_session *s)
+{
+    return np_tcp_pump_from(s, false);
 }
 
 /* MAERTS: stop sending; netperf_poll ends the test once everything queued is acked (or at
@@ -414,7 +421,7 @@ static err_t np_data_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
     struct np_session *s = arg;
     np_aborted = NULL;
     if (netperf_connection_test(s->req.test)) {
-        np_tcp_pump(s); /* a response larger than the send buffer */
+        np_tcp_pump_from(s, true); /* a response larger than the send buffer */
         np_conn_progress(s);
         return np_aborted == pcb ? ERR_ABRT : ERR_OK;
     }
@@ -424,7 +431,7 @@ static err_t np_data_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
         if (s->req.test == NETPERF_TCP_MAERTS && s->tx_owed == 0) {
             np_maerts_stop(s); /* counted MAERTS (-l -N): everything written */
         } else {
-            np_tcp_pump(s);
+            np_tcp_pump_from(s, true);
         }
     }
     return ERR_OK;

@@ -52,6 +52,10 @@ static const struct u64_row netif_rows[] = {
        "frame still)"),
     NV(tx_frames, "datagrams lwIP sent"),
     NV(tx_bytes, "their IP bytes"),
+    NV(tx_csum_offloaded, "of those, TCP segments whose checksum the NIC completes (TX checksum "
+       "offload: the sink primes the pseudo-header sum, the NIC sums the rest)"),
+    NV(tx_csum_sw, "of those, TCP segments whose checksum the sink summed (an egress port "
+       "without the offload)"),
     NV(tx_no_route, "lwIP output dropped: no route"),
     NV(tx_port_down, "lwIP output dropped: egress link down"),
     NV(tx_unresolved, "lwIP output dropped: next hop MAC unknown (ARP request sent)"),

@@ -72,6 +72,9 @@ static const struct stats_counter stats_queue_counters[] = {
        "frames on the TX ring that a port reset (or a dead port) discarded unsent"),
     QC("tx_flushed_forwarded", tx.stats.flushed_forwarded,
        "of `tx_flushed`: forwarded frames"),
+    QC("tx_no_csum_ctx", tx.stats.no_csum_ctx,
+       "frames dropped because they asked for a checksum offload the ring holds no context for "
+       "(a bug)"),
 };
 
 /* the local stack's counters of the same (port, core): net/iface.h */

@@ -102,6 +102,34 @@ _Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes
 /* read.olinfo_status */
 #define IDESC_TX_PAYLEN(x) (((uint32_t)(x) & 0x3FFFFUL) << 14) /* whole frame's length */
 #define IDESC_TX_PAYLEN_MASK IDESC_TX_PAYLEN(0x3FFFF)
+#define IDESC_TX_IDX(x) (((uint32_t)(x) & 0x7UL) << 4) /* the context slot the offloads use */
+#define IDESC_TX_POPTS_IXSM 0x00000100UL /* insert the IPv4 header checksum */
+#define IDESC_TX_POPTS_TXSM 0x00000200UL /* insert the TCP/UDP checksum */
+
+/*
+ * Advanced transmit context descriptor (82576 §7.2.2.2, 82599 §7.2.3.2.3): what the offloads
+ * of later data descriptors naming its slot (IDX) need to know about their frames' headers.
+ * The NIC keeps it per queue until a context descriptor for the same slot replaces it or the
+ * queue is reset; it sends nothing and is never written back (it has no RS). Same layout on
+ * both chips for what is used here (Linux's igb and ixgbe headers, read for facts only).
+ */
+union idesc_tx_ctx {
+    struct {
+        uint32_t vlan_macip_lens; /* IPLEN 8:0, MACLEN 15:9, VLAN 31:16 */
+        uint32_t seqnum_seed;     /* IPsec/FCoE only: 0 */
+        uint32_t type_tucmd_mlhl; /* TUCMD 19:9, DTYP 23:20, DEXT bit 29 */
+        uint32_t mss_l4len_idx;   /* IDX 6:4, L4LEN 15:8 and MSS 31:16 (segmentation only) */
+    };
+    uint64_t qw[2];
+} __attribute__((packed, aligned(16)));
+_Static_assert(sizeof(union idesc_tx_ctx) == 16, "advanced TX context descriptor is 16 bytes");
+
+#define IDESC_TXC_IPLEN(x) ((uint32_t)(x) & 0x1FFUL)
+#define IDESC_TXC_MACLEN(x) (((uint32_t)(x) & 0x7FUL) << 9)
+#define IDESC_TXC_DTYP_CTXT IDESC_TX_DTYP(0x2) /* 0010b: advanced context descriptor */
+#define IDESC_TXC_TUCMD_IPV4 0x00000400UL      /* the L3 header is IPv4 */
+#define IDESC_TXC_TUCMD_L4T_TCP 0x00000800UL   /* L4T 01b: TCP (00b: UDP) */
+#define IDESC_TXC_IDX(x) (((uint32_t)(x) & 0x7UL) << 4)
 
 /* wb.status */
 #define IDESC_TX_STATUS_DD 0x00000001UL /* descriptor done */

@@ -18,6 +18,8 @@ static inline uint64_t iring_dma_addr(const void *p)
     return (uint64_t)(uintptr_t)p;
 }
 
+#define IRING_ETH_HDR_BYTES 14 /* the TCP/IPv4 context: untagged Ethernet */
+
 /* iring_check_geometry: ring memory and size as RDBA/RDLEN (TDBA/TDLEN) accept them. */
 static int iring_check_geometry(const void *desc_mem, struct pkb **sw, uint16_t ndesc)
 {
@@ -356,7 +358,9 @@ static uint16_t iring_tx_first_report(const struct iring_tx *t)
 /* iring_tx_room: free descriptors, keeping the one empty slot (see intel_ring.h). */
 static inline unsigned iring_tx_room(const struct iring_tx *t)
 {
-    return (uint16_t)((t->next_to_clean - t->next_to_use - 1) & t->mask);
+    /* A context descriptor the NIC may not have taken yet still holds its slot: without it,
+     * a full lap could bring TDT round to the TDH still waiting there (an "empty" ring). */
+    return (uint16_t)((t->next_to_clean - t->next_to_use - 1 - t->ctx_unseen) & t->mask);
 }
 
 /*
@@ -365,17 +369,26 @@ static inline unsigned iring_tx_room(const struct iring_tx *t)
  * clears the DD of the slot's previous write-back. Returns the frame's length.
  */
 static inline uint32_t iring_tx_place(volatile union idesc_tx *d, struct pkb **slot,
-                                      struct pkb *p)
+                                      struct pkb *p, uint64_t offload)
 {
     const uint64_t cmd = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_EOP |
                          IDESC_TX_CMD_IFCS;
     uint32_t len = p->len;
     d->read.buffer_addr = iring_dma_addr(p->data);
-    /* cmd_type_len = cmd | DTALEN(len), olinfo_status = PAYLEN(len), as one store: len sits
-     * at bit 0 and at bit 32 + 14 of the quadword (len < 2^16 never carries into cmd). */
-    d->qw[1] = (uint64_t)len * ((1ULL << 46) | 1) + cmd;
+    /* cmd_type_len = cmd | DTALEN(len), olinfo_status = PAYLEN(len) | offload, as one store:
+     * len sits at bit 0 and at bit 32 + 14 of the quadword (len < 2^16 never carries into
+     * cmd). */
+    d->qw[1] = (uint64_t)len * ((1ULL << 46) | 1) + cmd + offload;
     *slot = p;
     return len;
+}
+
+/* iring_tx_offload: the olinfo_status bits (as qw[1]'s upper half) frame p asks for: TXSM with
+ * context 0 for PKB_TX_CSUM_TCP4 (iring_tx_burst has checked the ring holds that context). */
+static inline uint64_t iring_tx_offload(const struct pkb *p)
+{
+    _Static_assert(PKB_TX_CSUM_TCP4 == 1, "tx_csum bit 0 is the TCP/IPv4 offload");
+    return (uint64_t)(p->tx_csum & PKB_TX_CSUM_TCP4) * ((uint64_t)IDESC_TX_POPTS_TXSM << 32);
 }
 
 /* iring_tx_group_end: slot i is an rs_mask-aligned one: it gets RS, so its mark is kept. */
@@ -415,18 +428,19 @@ static __attribute__((noinline)) uint32_t iring_tx_forward_run(volatile union id
     uint32_t bytes = 0;
     unsigned k = 0;
     for (; k + 4 <= n; k += 4, d += 4, sw += 4, frames += 4) {
-        bytes += iring_tx_place(&d[0], &sw[0], frames[0]);
-        bytes += iring_tx_place(&d[1], &sw[1], frames[1]);
-        bytes += iring_tx_place(&d[2], &sw[2], frames[2]);
-        bytes += iring_tx_place(&d[3], &sw[3], frames[3]);
+        bytes += iring_tx_place(&d[0], &sw[0], frames[0], 0);
+        bytes += iring_tx_place(&d[1], &sw[1], frames[1], 0);
+        bytes += iring_tx_place(&d[2], &sw[2], frames[2], 0);
+        bytes += iring_tx_place(&d[3], &sw[3], frames[3], 0);
     }
     for (unsigned j = 0; j < n - k; j++) {
-        bytes += iring_tx_place(&d[j], &sw[j], frames[j]);
+        bytes += iring_tx_place(&d[j], &sw[j], frames[j], 0);
     }
     return bytes;
 }
 
-/* iring_tx_marked_run: as iring_tx_forward_run, and counts the frames marked forwarded. */
+/* iring_tx_marked_run: as iring_tx_forward_run, counts the frames marked forwarded and asks
+ * for the offloads they name (forwarded frames never name one). */
 static __attribute__((noinline)) uint32_t iring_tx_marked_run(volatile union idesc_tx *d,
                                                               struct pkb **sw,
                                                               struct pkb **frames, unsigned n,
@@ -435,7 +449,7 @@ static __attribute__((noinline)) uint32_t iring_tx_marked_run(volatile union ide
     uint32_t bytes = 0, fwd = 0;
     for (unsigned k = 0; k < n; k++) {
         fwd += frames[k]->forwarded != 0;
-        bytes += iring_tx_place(&d[k], &sw[k], frames[k]);
+        bytes += iring_tx_place(&d[k], &sw[k], frames[k], iring_tx_offload(frames[k]));
     }
     *forwarded += fwd;
     return bytes;
@@ -494,6 +508,9 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
             pkb_free(p, t->core);
         } else if (p->pool != t->pool) {
             t->stats.foreign++;
+            pkb_free(p, t->core);
+        } else if (p->tx_csum != 0 && (p->tx_csum != PKB_TX_CSUM_TCP4 || !t->csum_ctx)) {
+            t->stats.no_csum_ctx++; /* it would leave with a wrong checksum */
             pkb_free(p, t->core);
         } else {
             pkts[ok++] = p;
@@ -572,6 +589,7 @@ static void iring_tx_complete(struct iring_tx *t, uint16_t last)
     t->done = *m;
     t->next_to_clean = (last + 1) & t->mask;
     t->report = iring_tx_first_report(t);
+    t->ctx_unseen = 0; /* the NIC went past every descriptor before these, a context too */
 }
 
 unsigned iring_tx_reclaim_reported(struct iring_tx *t)
@@ -627,4 +645,29 @@ void iring_tx_release(struct iring_tx *t)
     t->next_to_clean = 0;
     t->next_to_use = 0;
     t->report = 0;
+    t->csum_ctx = false; /* the chip reset (or will) and forgot it */
+    t->ctx_unseen = 0;
+}
+
+int iring_tx_load_csum_context(struct iring_tx *t)
+{
+    if (t->next_to_use != 0 || t->next_to_clean != 0) {
+        return WS_ERR_INVAL;
+    }
+    volatile union idesc_tx_ctx *c = (volatile union idesc_tx_ctx *)&t->desc[0];
+    c->vlan_macip_lens = IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) | IDESC_TXC_IPLEN(20);
+    c->seqnum_seed = 0;
+    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
+                         IDESC_TXC_TUCMD_L4T_TCP;
+    c->mss_l4len_idx = IDESC_TXC_IDX(0);
+    t->sw[0] = NULL;
+    t->next_to_clean = 1;
+    t->next_to_use = 1;
+    t->report = 1;
+    t->csum_ctx = true;
+    t->ctx_unseen = 1;
+    dma_wmb_before_tail();
+    mmio_write32(t->tail_reg, 1);
+    t->stats.tail_writes++;
+    return WS_OK;
 }

@@ -92,6 +92,8 @@ struct iring_tx_stats {
                            * placed by iring_tx_burst_forward) */
     uint64_t flushed;     /* frames iring_tx_release freed without a completion (not sent) */
     uint64_t flushed_forwarded; /* of flushed: forwarded frames */
+    uint64_t no_csum_ctx; /* frames dropped because they asked for a checksum offload the ring
+                           * has no context for (a bug: iring_tx_load_csum_context first) */
 };
 
 struct iring_rx {
@@ -151,6 +153,9 @@ struct iring_tx {
     uint16_t next_to_use;   /* next free slot == last tail value written */
     uint16_t report;        /* first descriptor from next_to_clean on with RS: its DD is the
                              * one reclaim waits for */
+    bool csum_ctx;          /* the NIC holds the TCP/IPv4 context (iring_tx_load_csum_context) */
+    uint8_t ctx_unseen;     /* 1 until a completion shows the NIC went past that context's
+                             * slot: the slot is not free before (iring_tx_room) */
     struct iring_tx_mark placed; /* totals of everything placed (as a mark of the last) */
     struct iring_tx_mark done;   /* totals of everything completed */
     struct iring_tx_stats stats;
@@ -250,6 +255,17 @@ static inline unsigned iring_tx_reclaim(struct iring_tx *t)
                     (t->desc[t->report].wb.status & IDESC_TX_STATUS_DD) != 0;
     return reported ? iring_tx_reclaim_reported(t) : 0;
 }
+/*
+ * iring_tx_load_csum_context: give the NIC the context that frames marked PKB_TX_CSUM_TCP4 use
+ * (slot 0: 14-byte Ethernet header, 20-byte IPv4 header, TCP): one context descriptor in slot
+ * 0 and TDT = 1, then the ring goes on from slot 1. Only on an empty ring that starts at slot
+ * 0 (just after iring_tx_init or iring_tx_release) whose queue is enabled; WS_ERR_INVAL
+ * otherwise. The descriptor asks for no write-back and holds no buffer, so nothing reclaims it:
+ * slot 0 is placed again only a lap later, after the NIC reported later descriptors done.
+ * Owning core (or the boot, before the cores run).
+ */
+int iring_tx_load_csum_context(struct iring_tx *t);
+
 /* iring_tx_release: reclaim what the NIC reported done (as iring_tx_reclaim), then free every
  * other in-flight buffer without waiting for DD, counted in stats.flushed. The ring is then as
  * iring_tx_init left it, statistics kept. Only once the NIC can no longer read the ring: the

@@ -161,8 +161,11 @@ static void nic_probe_into(struct pci_dev *d, const struct nic_driver *drv, unsi
     nic_next_slot = slot;
     if (drv->probe(d, ncores) == 0) {
         struct nic_port *p = &nic_ports[slot];
+        p->tx_tcp4_csum = p->nqueues != 0;
         for (unsigned q = 0; q < p->nqueues; q++) {
             p->q[q].usable = true; /* running, generation 0 */
+            /* Both chips' rings (intel_ring); before any core sends on them. */
+            p->tx_tcp4_csum &= iring_tx_load_csum_context(&p->q[q].tx) == WS_OK;
         }
         nic_report_port(p);
     }
@@ -345,6 +348,7 @@ static void nic_queue_follow(struct nic_port *p, struct nic_queue *q, uint32_t g
             /* The chip was reset with every ring empty: what the rings still hold is ours to
              * take back (and count), then the RX ring gets fresh buffers and its first RDT. */
             iring_tx_release(&q->tx);
+            iring_tx_load_csum_context(&q->tx); /* the reset took the NIC's copy */
             iring_rx_release(&q->rx);
             iring_rx_fill(&q->rx);
             q->usable = true;

@@ -153,6 +153,8 @@ struct nic_port {
     uint8_t mac[6];
     unsigned nqueues;
     struct nic_queue *q; /* nqueues entries */
+    bool tx_tcp4_csum;   /* every TX ring holds the TCP/IPv4 checksum context: frames marked
+                          * PKB_TX_CSUM_TCP4 get their TCP checksum from the NIC */
 
     /* written by core 0 (housekeeping) */
     volatile bool link_up;

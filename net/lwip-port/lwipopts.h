@@ -109,7 +109,9 @@
 #define CHECKSUM_GEN_TCP 1
 #define CHECKSUM_GEN_UDP 1
 #define CHECKSUM_GEN_ICMP 1
-#define LWIP_CHECKSUM_ON_COPY 1
+/* CHECKSUM_GEN_TCP is switched off per netif (net/lwip-port/sink_netif.c: the NIC, or the
+ * glue once, sums outgoing segments), so lwIP's sum-while-copying would be wasted work. */
+#define LWIP_CHECKSUM_ON_COPY 0
 /* lwIP sums through net/inet's 64-bit loop instead of its own 16-bit one (LWIP_CHKSUM's
  * contract: the folded, uncomplemented sum in the bytes' own order, which is what
  * inet_csum_native returns): a received segment the NIC did not check costs half as much. */

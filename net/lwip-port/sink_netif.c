@@ -14,8 +14,12 @@
 #include "net/inet.h"
 #include "net/nexthop.h"
 
+/* lwIP never sums an outgoing TCP segment: sink_tx_tcp_csum leaves it to the NIC or sums it
+ * once the frame is built (NETIF_CHECKSUM_GEN_TCP is off on every netif). What lwIP checks on
+ * input follows the NIC's verdict on each frame. */
+#define SINK_CSUM_SW_CHECKED (NETIF_CHECKSUM_ENABLE_ALL & ~NETIF_CHECKSUM_GEN_TCP)
 #define SINK_CSUM_NIC_CHECKED \
-    (NETIF_CHECKSUM_ENABLE_ALL & ~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP))
+    (SINK_CSUM_SW_CHECKED & ~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP))
 
 struct sink_netif_stats sink_netif_stats;
 
@@ -94,7 +98,7 @@ void sink_netif_input(struct pkb *b)
         st->rx_csum_offloaded++;
         NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);
     } else {
-        NETIF_SET_CHECKSUM_CTRL(n, NETIF_CHECKSUM_ENABLE_ALL);
+        NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_SW_CHECKED);
     }
     sink_note_held();
     n->input(p, n); /* ip4_input: always consumes p */
@@ -178,6 +182,31 @@ void sink_netif_flush(void)
     nic_tx_flush(sink_core);
 }
 
+/*
+ * sink_tx_tcp_csum: the TCP checksum of the segment in frame b, which lwIP left 0. Where the
+ * egress port's NIC can (nic_port.tx_tcp4_csum: igb and the 82599, 82576 §7.2.2.2 / 82599
+ * §7.2.5), the field gets the pseudo-header sum and the NIC adds the header and payload to it
+ * as it sends; otherwise the whole segment is summed here. lwIP's IPv4 header has no options.
+ */
+static void sink_tx_tcp_csum(struct pkb *b, const struct nic_port *out)
+{
+    struct sink_netif_stats *st = &sink_netif_stats;
+    uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    unsigned hl = (ip[0] & 0x0Fu) * 4u;
+    uint16_t tcp_len = (uint16_t)(inet_load_be16(ip + 2) - hl);
+    uint8_t *tcp = ip + hl;
+    uint32_t sum = inet_csum_add(0, ip + 12, 8) + INET_PROTO_TCP + tcp_len;
+    if (out->tx_tcp4_csum && hl == INET_IPV4_HDR_BYTES) {
+        inet_store_be16(tcp + 16, (uint16_t)~inet_csum_fold(sum)); /* folded, not inverted */
+        b->tx_csum = PKB_TX_CSUM_TCP4;
+        st->tx_csum_offloaded++;
+    } else {
+        inet_store_be16(tcp + 16, 0);
+        inet_store_be16(tcp + 16, inet_csum_fold(inet_csum_add(sum, tcp, tcp_len)));
+        st->tx_csum_sw++;
+    }
+}
+
 /* sink_frame: an Ethernet frame around lwIP's datagram p, in a buffer of our pool. */
 static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const uint8_t *mac)
 {
@@ -191,7 +220,7 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         st->tx_no_buffer++;
         return NULL;
     }
-    b->forwarded = 0;
+    pkb_tx_own(b);
     memcpy(b->data, mac, 6);
     memcpy(b->data + 6, out->mac, 6);
     inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);
@@ -202,6 +231,10 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         len = INET_ETH_MIN_FRAME_BYTES;
     }
     b->len = (uint16_t)len;
+    const uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    if (ip[9] == INET_PROTO_TCP && (inet_load_be16(ip + 6) & 0x3FFFu) == 0) {
+        sink_tx_tcp_csum(b, out); /* a fragment's checksum is not its own: not lwIP's TCP */
+    }
     return b;
 }
 
@@ -246,6 +279,7 @@ static err_t sink_netif_setup(struct netif *n)
     n->mtu = sink_netif_mtu;
     n->output = sink_netif_output;
     n->flags = NETIF_FLAG_BROADCAST;
+    NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_SW_CHECKED); /* netif_add turned all on just before */
     return ERR_OK;
 }
 

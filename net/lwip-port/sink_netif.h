@@ -33,6 +33,9 @@ struct sink_netif_stats {
     uint64_t rx_gro_merged;  /* segments that joined the one before them in such a run */
     uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */
     uint64_t tx_bytes;       /* their IP bytes */
+    uint64_t tx_csum_offloaded; /* of tx_frames, TCP checksum left to the NIC (pseudo-header
+                                 * sum primed, PKB_TX_CSUM_TCP4) */
+    uint64_t tx_csum_sw;     /* of tx_frames, TCP checksum summed here (a port without it) */
     uint64_t tx_no_route;    /* dropped: no route to the destination */
     uint64_t tx_port_down;   /* dropped: egress link down */
     uint64_t tx_unresolved;  /* dropped: next hop's MAC unknown (an ARP request went out) */

@@ -118,16 +118,67 @@ void fake_inic_tx_init(struct fake_inic_tx *f, void *desc_mem, uint16_t size,
     f->size = size;
 }
 
-/* fake_inic_tx_sane: the checks a single-buffer advanced data descriptor must pass. */
-static int fake_inic_tx_sane(uint64_t addr, uint32_t cmd, uint32_t olinfo)
+/* fake_inic_tx_sane: the checks a single-buffer advanced data descriptor must pass: no
+ * option but TXSM with context 0, and that only once context 0 holds TCP/IPv4. */
+static int fake_inic_tx_sane(const struct fake_inic_tx *f, uint64_t addr, uint32_t cmd,
+                             uint32_t olinfo)
 {
     uint32_t dtalen = cmd & IDESC_TX_DTALEN_MASK;
     uint32_t paylen = (olinfo & IDESC_TX_PAYLEN_MASK) >> 14;
+    uint32_t opts = olinfo & (uint32_t)~IDESC_TX_PAYLEN_MASK;
+    bool tcp4_ctx = f->ctx0_valid && f->ctx0_tucmd == (IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
+                                                       IDESC_TXC_TUCMD_IPV4 |
+                                                       IDESC_TXC_TUCMD_L4T_TCP);
 
     return addr != 0 && (cmd & IDESC_TX_DTYP_MASK) == IDESC_TX_DTYP_DATA &&
            (cmd & IDESC_TX_CMD_DEXT) != 0 && (cmd & IDESC_TX_CMD_EOP) != 0 &&
            (cmd & IDESC_TX_CMD_IFCS) != 0 && dtalen != 0 && dtalen == paylen &&
-           (olinfo & 0xFU) == 0;
+           (opts == 0 || (opts == IDESC_TX_POPTS_TXSM && tcp4_ctx));
+}
+
+/* fake_inic_tx_context: a context descriptor (82599 §7.2.3.2.3): slot 0 is remembered; false
+ * if it is not one. */
+static bool fake_inic_tx_context(struct fake_inic_tx *f, volatile union idesc_tx *d)
+{
+    const volatile union idesc_tx_ctx *c = (const volatile union idesc_tx_ctx *)d;
+    uint32_t tucmd = c->type_tucmd_mlhl;
+    if ((tucmd & IDESC_TX_DTYP_MASK) != IDESC_TXC_DTYP_CTXT || !(tucmd & IDESC_TX_CMD_DEXT)) {
+        return false;
+    }
+    if ((c->mss_l4len_idx & IDESC_TXC_IDX(7)) == IDESC_TXC_IDX(0)) {
+        f->ctx0_valid = true;
+        f->ctx0_macip = c->vlan_macip_lens;
+        f->ctx0_tucmd = tucmd;
+    }
+    f->contexts++;
+    return true;
+}
+
+/* fake_inic_tx_csum: a copy of the frame with the TCP checksum completed as TXSM asks: the sum
+ * from MACLEN + IPLEN to the end, onto the field (offset 16) that holds the pseudo-header sum. */
+static const uint8_t *fake_inic_tx_csum(struct fake_inic_tx *f, const uint8_t *frame,
+                                        uint16_t len)
+{
+    static uint8_t copy[65536];
+    uint32_t l4 = (f->ctx0_macip >> 9 & 0x7Fu) + (f->ctx0_macip & 0x1FFu), sum = 0;
+    memcpy(copy, frame, len);
+    if (l4 + 18 > len) {
+        f->violations++;
+        return copy;
+    }
+    for (uint32_t i = l4; i + 1 < len; i += 2) {
+        sum += (uint32_t)copy[i] << 8 | copy[i + 1];
+    }
+    if ((len - l4) & 1) {
+        sum += (uint32_t)copy[len - 1] << 8;
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    copy[l4 + 16] = (uint8_t)(~sum >> 8);
+    copy[l4 + 17] = (uint8_t)~sum;
+    f->csum_offloads++;
+    return copy;
 }
 
 unsigned fake_inic_tx_process(struct fake_inic_tx *f, unsigned max)
@@ -141,11 +192,17 @@ unsigned fake_inic_tx_process(struct fake_inic_tx *f, unsigned max)
         uint32_t cmd = d->read.cmd_type_len;
         uint32_t olinfo = d->read.olinfo_status;
 
-        if (fake_inic_tx_sane(addr, cmd, olinfo)) {
+        if (fake_inic_tx_context(f, d)) {
+            /* taken; a context descriptor has no RS and no write-back */
+        } else if (fake_inic_tx_sane(f, addr, cmd, olinfo)) {
             uint16_t len = (uint16_t)(cmd & IDESC_TX_DTALEN_MASK);
+            const uint8_t *frame = (const uint8_t *)(uintptr_t)addr;
 
+            if (olinfo & IDESC_TX_POPTS_TXSM) {
+                frame = fake_inic_tx_csum(f, frame, len);
+            }
             if (f->on_frame != NULL) {
-                f->on_frame(f->ctx, (const uint8_t *)(uintptr_t)addr, len);
+                f->on_frame(f->ctx, frame, len);
             }
             f->frames++;
             f->bytes += len;

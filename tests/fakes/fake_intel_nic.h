@@ -7,6 +7,7 @@
 #ifndef WS_FAKE_INTEL_NIC_H
 #define WS_FAKE_INTEL_NIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "drivers/nic/intel_desc.h"
@@ -38,7 +39,12 @@ struct fake_inic_tx {
     uint16_t head;   /* TDH: next descriptor the NIC will process */
     uint64_t frames; /* frames "put on the wire" */
     uint64_t bytes;
-    uint64_t violations; /* malformed descriptors (not advanced data, no EOP, bad lengths) */
+    uint64_t violations; /* malformed descriptors (not advanced data or context, no EOP, bad
+                          * lengths, an offload without its context) */
+    uint64_t contexts;   /* context descriptors taken (slot 0 kept in ctx0) */
+    uint64_t csum_offloads; /* frames whose TCP checksum the fake completed (TXSM) */
+    bool ctx0_valid;
+    uint32_t ctx0_macip, ctx0_tucmd; /* context slot 0: vlan_macip_lens, type_tucmd_mlhl */
     /* Called for each transmitted frame with its bytes; may be NULL. */
     void (*on_frame)(void *ctx, const uint8_t *data, uint16_t len);
     void *ctx;

@@ -50,6 +50,11 @@ void fsp_tx_done(struct pkb *b);
 void fsp_tx_flush(void);
 unsigned fsp_tx_pending(void);
 uint64_t fsp_tx_dropped(void); /* frames the fake queue had no room for (freed) */
+/* The ports' TX checksum offload (nic_port.tx_tcp4_csum; on after fsp_setup): the fake queue
+ * completes the TCP checksum of frames marked PKB_TX_CSUM_TCP4 as the NIC would (and panics on
+ * a mark sent to a port without it); fsp_tx_csum_done counts them. */
+void fsp_set_tx_csum_offload(bool on);
+uint64_t fsp_tx_csum_done(void);
 
 /* nexthop_resolve's answer: NEXTHOP_OK (the default) resolves every address of the ports'
  * subnets to port and MAC fsp_peer_mac(ip); anything else is returned as is. */

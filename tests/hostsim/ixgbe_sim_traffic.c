@@ -197,7 +197,7 @@ static void xs_check_irq_routing(void)
         }
         memcpy(b->data, f, len);
         b->len = len;
-        b->forwarded = 0;
+        pkb_tx_own(b);
         uint64_t sent = xs_port(0)->tx_frames;
         XS_CHECK(iring_tx_burst(&nic_port(0)->q[c].tx, &b, 1) == 1, "core %u: TX burst", c);
         xs_expect("frames the model sent", xs_port(0)->tx_frames, sent + 1);

@@ -903,6 +903,152 @@ static void test_tx_reclaim_trusts_dd_in_flight_in_order(void **state)
 
 /* RX to TX on one core, one pool (the forwarding loop), with a pool too small to fill both
  * rings: conservation holds throughout and the rings keep flowing. */
+/* ---- TX checksum offload ------------------------------------------------------------------ */
+
+/* tr_sum16: RFC 1071 sum of n bytes as big-endian words (the test's own, not net/inet's). */
+static uint32_t tr_sum16(const uint8_t *p, unsigned n, uint32_t sum)
+{
+    for (unsigned i = 0; i + 1 < n; i += 2) {
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+    }
+    if (n & 1) {
+        sum += (uint32_t)p[n - 1] << 8;
+    }
+    return sum;
+}
+
+static uint16_t tr_fold(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    return (uint16_t)sum;
+}
+
+/* tr_tcp4_pkt: an Ethernet/IPv4/TCP frame with `payload` bytes whose checksum field holds the
+ * pseudo-header sum (what the sink primes for PKB_TX_CSUM_TCP4). */
+static struct pkb *tr_tcp4_pkt(struct tr *t, uint16_t payload)
+{
+    struct pkb *p = pkb_alloc(&t->pool);
+    assert_non_null(p);
+    uint8_t *f = p->data, *ip = f + 14, *tcp = ip + 20;
+    uint16_t tcp_len = (uint16_t)(20 + payload), ip_len = (uint16_t)(20 + tcp_len);
+    memset(f, 0, 14u + ip_len);
+    f[12] = 0x08;
+    ip[0] = 0x45;
+    ip[2] = (uint8_t)(ip_len >> 8);
+    ip[3] = (uint8_t)ip_len;
+    ip[8] = 64;
+    ip[9] = 6;
+    memcpy(ip + 12, "\xc6\x12\x00\x01\xc6\x12\x00\x02", 8);
+    tcp[12] = 5 << 4;
+    for (unsigned i = 0; i < payload; i++) {
+        tcp[20 + i] = (uint8_t)(i * 7 + 3);
+    }
+    uint16_t pseudo = tr_fold(tr_sum16(ip + 12, 8, 6u + tcp_len));
+    tcp[16] = (uint8_t)(pseudo >> 8);
+    tcp[17] = (uint8_t)pseudo;
+    p->len = (uint16_t)(14 + ip_len);
+    p->tx_csum = PKB_TX_CSUM_TCP4;
+    return p;
+}
+
+static unsigned tr_csum_frames, tr_csum_good;
+
+/* The fake NIC's output: is the TCP checksum of each TCP/IPv4 frame right? */
+static void tr_on_tcp4_tx(void *ctx, const uint8_t *data, uint16_t len)
+{
+    (void)ctx;
+    const uint8_t *ip = data + 14;
+    uint16_t tcp_len = (uint16_t)((ip[2] << 8 | ip[3]) - 20);
+    assert_true(14u + 20u + tcp_len <= len);
+    tr_csum_frames++;
+    tr_csum_good += tr_fold(tr_sum16(ip + 20, tcp_len, tr_sum16(ip + 12, 8, 6u + tcp_len))) ==
+                    0xFFFF;
+}
+
+/* The context goes into slot 0 of an empty ring (TDT 1, the ring goes on from slot 1), and a
+ * marked frame's descriptor asks for TXSM with context 0 while an unmarked one asks for
+ * nothing; the NIC completes the checksum, and both complete as frames. */
+static void test_tx_csum_context_and_offload(void **state)
+{
+    struct tr *t = tr_new(32, 8, 16);
+    (void)state;
+    tr_csum_frames = tr_csum_good = 0;
+    t->ntx.on_frame = tr_on_tcp4_tx;
+    assert_false(t->tx.csum_ctx);
+    assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_OK);
+    assert_true(t->tx.csum_ctx);
+    assert_int_equal(t->tx_tail, 1);
+    const volatile union idesc_tx_ctx *c = (const volatile union idesc_tx_ctx *)t->tx_desc;
+    assert_int_equal(c->vlan_macip_lens, 14u << 9 | 20u);
+    assert_int_equal(c->type_tucmd_mlhl, IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
+                                             IDESC_TXC_TUCMD_IPV4 | IDESC_TXC_TUCMD_L4T_TCP);
+    assert_int_equal(c->mss_l4len_idx, 0);
+    /* only at slot 0 of an empty ring */
+    assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_ERR_INVAL);
+
+    struct pkb *pk[3] = { tr_tcp4_pkt(t, 1000), tr_tcp4_pkt(t, 1), tr_tcp4_pkt(t, 0) };
+    pk[2]->tx_csum = 0; /* complete as it is: its sum is wrong, and must stay wrong */
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 3), 3);
+    assert_int_equal(t->tx_tail, 4);
+    assert_int_equal(t->tx_sw[1], pk[0]);
+    const volatile union idesc_tx *d = t->tx.desc;
+    uint32_t opts = (uint32_t)~IDESC_TX_PAYLEN_MASK;
+    assert_int_equal(d[1].read.olinfo_status & opts, IDESC_TX_POPTS_TXSM | IDESC_TX_IDX(0));
+    assert_int_equal(d[2].read.olinfo_status & opts, IDESC_TX_POPTS_TXSM);
+    assert_int_equal(d[3].read.olinfo_status & opts, 0);
+    tr_conserved(t);
+
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 100), 4); /* the context, then 3 frames */
+    assert_int_equal(t->ntx.contexts, 1);
+    assert_int_equal(t->ntx.csum_offloads, 2);
+    assert_int_equal(tr_csum_frames, 3);
+    assert_int_equal(tr_csum_good, 2);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 3);
+    assert_int_equal(t->tx.stats.packets, 3); /* the context is no frame */
+    assert_int_equal(t->pool.nfree, 32);
+    tr_done(t);
+}
+
+/* A frame asking for an offload the ring has no context for (none loaded, or forgotten at a
+ * release) is a counted drop, never sent with a half-made checksum; a released ring takes the
+ * context again at slot 0, and a lap later slot 0 carries frames. */
+static void test_tx_csum_without_context_dropped(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    (void)state;
+    struct pkb *pk[8];
+    pk[0] = tr_tcp4_pkt(t, 10);
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 0);
+    assert_int_equal(t->tx.stats.no_csum_ctx, 1);
+    assert_int_equal(t->pool.nfree, 32);
+    pk[0] = tr_tcp4_pkt(t, 10);
+    pk[0]->tx_csum = 0x8000; /* an offload no ring knows */
+    assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_OK);
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 0);
+    assert_int_equal(t->tx.stats.no_csum_ctx, 2);
+
+    iring_tx_release(&t->tx); /* as after a port reset */
+    assert_false(t->tx.csum_ctx);
+    t->ntx.ctx0_valid = false; /* the reset chip has forgotten its contexts (TDH is still 0) */
+    assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_OK);
+    for (unsigned lap = 0; lap < 3; lap++) { /* slot 0 carries frames from lap 1 on */
+        for (unsigned k = 0; k < 7; k++) {
+            pk[k] = tr_tcp4_pkt(t, (uint16_t)(k * 100));
+        }
+        /* lap 0: 6 fit (slots 1-6; slot 0 holds the context the NIC has not taken yet) */
+        assert_int_equal(iring_tx_burst(&t->tx, pk, 7), lap == 0 ? 6 : 7);
+        fake_inic_tx_process(&t->ntx, 100);
+        iring_tx_reclaim(&t->tx);
+        tr_conserved(t);
+    }
+    assert_int_equal(t->ntx.contexts, 1); /* the first was released before the NIC took it */
+    assert_int_equal(t->ntx.csum_offloads, 6 + 7 + 7);
+    assert_int_equal(t->tx.stats.ring_full, 1);
+    tr_done(t);
+}
+
 static void test_forward_rx_to_tx(void **state)
 {
     struct tr *t = tr_new(18, 16, 8);
@@ -972,6 +1118,8 @@ int main(void)
         cmocka_unit_test(test_tx_slow_nic),
         cmocka_unit_test(test_tx_reclaim_trusts_dd_in_flight_in_order),
         cmocka_unit_test(test_forward_rx_to_tx),
+        cmocka_unit_test(test_tx_csum_context_and_offload),
+        cmocka_unit_test(test_tx_csum_without_context_dropped),
         cmocka_unit_test(test_release_after_reset_counts_what_is_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,6 +48,7 @@ struct ts_cap {
     uint8_t f[PKB_DATA_BYTES];
     unsigned port;
     uint16_t owner; /* the pool the frame's buffer came from */
+    uint16_t tx_csum; /* what the glue asked of the NIC (PKB_TX_CSUM_*) */
     struct sink_seg s;
 };
 
@@ -68,6 +69,7 @@ static unsigned ts_collect(void)
             memcpy(c->f, b[i]->data, b[i]->len);
             c->port = port[i];
             c->owner = b[i]->owner;
+            c->tx_csum = b[i]->tx_csum;
             assert_true(sink_peer_parse(c->f, b[i]->len, &c->s));
             assert_true(c->s.ip_csum_ok);
             assert_true(c->s.l4_csum_ok);
@@ -787,6 +789,60 @@ static void test_tcp_echo(void **state)
     ts_assert_idle();
 }
 
+/* ts_echo_segments: echo 1000 bytes on a new connection; checks every frame the sink sent for
+ * it asked the NIC for `want` (PKB_TX_CSUM_TCP4 or 0); ts_collect checked every checksum as
+ * the client sees it. Returns the TCP frames sent. */
+static unsigned ts_echo_segments(uint16_t sport, uint16_t want)
+{
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp c;
+    unsigned from = ts_ncaps;
+    ts_connect(&c, &p, sport, 7);
+    uint8_t msg[1000];
+    memset(msg, 0xa5, sizeof(msg));
+    sink_peer_hand(&p, sink_tcp_data(&c, msg, sizeof(msg)));
+    ts_pass();
+    ts_tcp_feed(&c, from);
+    assert_int_equal(c.data_received, sizeof(msg));
+    ts_close(&c);
+    unsigned tcp = 0;
+    for (unsigned i = from; i < ts_ncaps; i++) {
+        if (ts_caps[i].s.proto == SP_PROTO_TCP) {
+            assert_int_equal(ts_caps[i].tx_csum, want);
+            tcp++;
+        }
+    }
+    return tcp;
+}
+
+/* lwIP sums no outgoing TCP segment: on a port whose NIC completes the checksum the glue
+ * primes the pseudo-header sum and marks the frame; on one without, it sums the segment
+ * itself. Either way the client sees correct checksums (ts_collect), and each frame is
+ * counted once, on its side. */
+static void test_tcp_checksum_left_to_the_nic_or_summed(void **state)
+{
+    (void)state;
+    uint64_t off0 = sink_netif_stats.tx_csum_offloaded, sw0 = sink_netif_stats.tx_csum_sw;
+    uint64_t nic0 = fsp_tx_csum_done();
+    unsigned n = ts_echo_segments(40020, PKB_TX_CSUM_TCP4);
+    assert_true(n >= 3); /* SYN-ACK, the echo, the FIN at least */
+    assert_int_equal(sink_netif_stats.tx_csum_offloaded - off0, n);
+    assert_int_equal(sink_netif_stats.tx_csum_sw, sw0);
+    assert_int_equal(fsp_tx_csum_done() - nic0, n);
+    ts_assert_idle();
+
+    fsp_set_tx_csum_offload(false);
+    off0 = sink_netif_stats.tx_csum_offloaded;
+    nic0 = fsp_tx_csum_done();
+    n = ts_echo_segments(40021, 0);
+    assert_true(n >= 3);
+    assert_int_equal(sink_netif_stats.tx_csum_sw - sw0, n);
+    assert_int_equal(sink_netif_stats.tx_csum_offloaded, off0);
+    assert_int_equal(fsp_tx_csum_done(), nic0);
+    fsp_set_tx_csum_offload(true);
+    ts_assert_idle();
+}
+
 /* ts_pcb_on: the active pcb with local port lport (the service's side of a connection). */
 static struct tcp_pcb *ts_pcb_on(uint16_t lport)
 {
@@ -1060,6 +1116,7 @@ int main(void)
         cmocka_unit_test(test_tcp_zero_copy_and_out_of_order),
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
         cmocka_unit_test(test_tcp_echo),
+        cmocka_unit_test(test_tcp_checksum_left_to_the_nic_or_summed),
         cmocka_unit_test(test_tcp_echo_caps_what_it_queues),
         cmocka_unit_test(test_tcp_echo_window_bounds_what_it_holds),
         cmocka_unit_test(test_ooseq_past_a_small_window_dropped),
