@@ -10,7 +10,9 @@
 #define GRO_TCP_MIN_HDR_BYTES 20
 #define GRO_IP_MAX_LEN 0xffffu /* the aggregate's IPv4 total length, and lwIP's u16 tot_len */
 
-bool gro_parse(const struct pkb *b, struct gro_seg *s)
+/* gro_parse_tcp: b as IPv4 without options or fragmentation carrying TCP, every length checked
+ * against the frame; the payload may be empty. */
+static bool gro_parse_tcp(const struct pkb *b, struct gro_seg *s)
 {
     const unsigned eth = INET_ETH_HDR_BYTES;
     if (b->len < eth + INET_IPV4_HDR_BYTES + GRO_TCP_MIN_HDR_BYTES ||
@@ -26,21 +28,33 @@ bool gro_parse(const struct pkb *b, struct gro_seg *s)
     }
     const uint8_t *tcp = ip + INET_IPV4_HDR_BYTES;
     unsigned thl = (unsigned)(tcp[12] >> 4) * 4;
-    uint8_t flags = tcp[13];
-    if (thl < GRO_TCP_MIN_HDR_BYTES || INET_IPV4_HDR_BYTES + thl >= ip_len ||
-        (flags & ~(GRO_TCP_ACK | GRO_TCP_PSH)) != 0 || !(flags & GRO_TCP_ACK)) {
-        return false; /* no payload, a header longer than the datagram, or a control flag */
+    if (thl < GRO_TCP_MIN_HDR_BYTES || INET_IPV4_HDR_BYTES + thl > ip_len) {
+        return false; /* a header longer than the datagram */
     }
     *s = (struct gro_seg){
         .ip = ip,
         .tcp = tcp,
         .seq = inet_load_be32(tcp + 4),
+        .ack = inet_load_be32(tcp + 8),
         .ip_len = ip_len,
         .hdr_bytes = (uint16_t)(eth + INET_IPV4_HDR_BYTES + thl),
         .payload = (uint16_t)(ip_len - INET_IPV4_HDR_BYTES - thl),
-        .flags = flags,
+        .flags = tcp[13],
     };
     return true;
+}
+
+bool gro_parse(const struct pkb *b, struct gro_seg *s)
+{
+    /* payload, ACK and at most PSH: no control flag */
+    return gro_parse_tcp(b, s) && s->payload != 0 &&
+           (s->flags & ~(GRO_TCP_ACK | GRO_TCP_PSH)) == 0 && (s->flags & GRO_TCP_ACK);
+}
+
+/* gro_parse_pure_ack: b as a segment with no payload and no flag but ACK. */
+static bool gro_parse_pure_ack(const struct pkb *b, struct gro_seg *s)
+{
+    return gro_parse_tcp(b, s) && s->payload == 0 && s->flags == GRO_TCP_ACK;
 }
 
 static inline uint32_t gro_u32(const uint8_t *p)
@@ -102,4 +116,35 @@ unsigned gro_run(struct pkb *const *b, unsigned n, bool (*verified)(const struct
     }
     *ip_len = (uint16_t)total;
     return k;
+}
+
+/* gro_same_flow_and_seq: addresses, ports, sequence number and header length as head's. */
+static bool gro_same_flow_and_seq(const struct gro_seg *head, const struct gro_seg *s)
+{
+    return ((gro_u32(head->ip + 12) ^ gro_u32(s->ip + 12)) |
+            (gro_u32(head->ip + 16) ^ gro_u32(s->ip + 16)) | (gro_u32(head->tcp) ^ gro_u32(s->tcp)) |
+            (head->seq ^ s->seq) | (uint32_t)(head->tcp[12] ^ s->tcp[12])) == 0;
+}
+
+unsigned gro_ack_run(struct pkb *const *b, unsigned n, bool (*verified)(const struct pkb *),
+                     struct gro_seg *segs)
+{
+    if (n == 0) {
+        return 0;
+    }
+    if (!gro_parse_pure_ack(b[0], &segs[0])) {
+        return 1;
+    }
+    unsigned k = 1;
+    while (k < n) {
+        const struct gro_seg *prev = &segs[k - 1];
+        struct gro_seg *cur = &segs[k];
+        if (!gro_parse_pure_ack(b[k], cur) || (int32_t)(cur->ack - prev->ack) <= 0 ||
+            b[k]->owner != b[0]->owner || !gro_same_flow_and_seq(&segs[0], cur) ||
+            (k == 1 && !verified(b[0])) || !verified(b[k])) {
+            break; /* a duplicate or older ACK, a window update, data, another connection */
+        }
+        k++;
+    }
+    return k; /* a lone ACK's checksum is lwIP's to check, as for any frame alone */
 }

@@ -26,9 +26,10 @@ struct gro_seg {
     const uint8_t *ip;   /* the IPv4 header */
     const uint8_t *tcp;  /* the TCP header */
     uint32_t seq;
+    uint32_t ack;        /* the ACK number */
     uint16_t ip_len;     /* IPv4 total length */
     uint16_t hdr_bytes;  /* Ethernet + IPv4 + TCP headers: where the payload starts */
-    uint16_t payload;    /* TCP payload bytes, > 0 */
+    uint16_t payload;    /* TCP payload bytes (> 0 in a data run, 0 in an ACK run) */
     uint8_t flags;       /* TCP flags: ACK, perhaps PSH */
 };
 
@@ -42,5 +43,19 @@ bool gro_parse(const struct pkb *b, struct gro_seg *s);
  * start a run but has no company; 0 if it could not). */
 unsigned gro_run(struct pkb *const *b, unsigned n, bool (*verified)(const struct pkb *),
                  struct gro_seg *segs, uint16_t *ip_len);
+
+/*
+ * gro_ack_run: how many frames from b[0] are pure ACKs (no payload, no flag but ACK, IPv4
+ * without options, checksum verified) of one connection, adjacent, each acknowledging more
+ * than the one before, with the same sequence number and header length (1: b[0] alone, also
+ * when it is no pure ACK), at most n; segs (room for n) gets them parsed. Of such a run only the
+ * last tells TCP anything the others do not (cumulative ACK, the newest window), so the glue
+ * gives lwIP that one and lets the others go: one TCP input and one output per burst of ACKs
+ * instead of one per ACK (what FreeBSD's LRO calls ACK compression). A duplicate ACK (fast
+ * retransmit counts them), an ACK that acknowledges nothing new (a window update, a keepalive),
+ * another connection, data or a control flag ends the run.
+ */
+unsigned gro_ack_run(struct pkb *const *b, unsigned n, bool (*verified)(const struct pkb *),
+                     struct gro_seg *segs);
 
 #endif

@@ -50,6 +50,9 @@ static const struct u64_row netif_rows[] = {
        "segment (software receive offload)"),
     NV(rx_gro_merged, "segments that joined such a run after its first (rx_wrapped counts each "
        "frame still)"),
+    NV(rx_acks_superseded, "pure ACKs released without lwIP seeing them: a later ACK of the same "
+       "connection in the same burst acknowledged more (ACK compression; frames handed over = "
+       "rx_wrapped + this + rx_no_netif + rx_hold_limit)"),
     NV(tx_frames, "datagrams lwIP sent"),
     NV(tx_bytes, "their IP bytes"),
     NV(tx_csum_offloaded, "of those, TCP segments whose checksum the NIC completes (TX checksum "

@@ -160,6 +160,17 @@ static bool sink_l4_verified(const struct pkb *b)
     return inet_csum_fold(sum) == 0;
 }
 
+/* sink_input_last_ack: of the pure ACKs b[0..k) (net/gro.h's ACK run) only the last reaches
+ * lwIP; the others go home unseen. */
+static void sink_input_last_ack(struct pkb *const *b, unsigned k)
+{
+    for (unsigned i = 0; i + 1 < k; i++) {
+        handoff_buffer_done(b[i]);
+    }
+    sink_netif_stats.rx_acks_superseded += k - 1;
+    sink_netif_input(b[k - 1]);
+}
+
 void sink_netif_input_burst(struct pkb *const *b, unsigned n)
 {
     struct gro_seg segs[n ? n : 1];
@@ -169,6 +180,9 @@ void sink_netif_input_burst(struct pkb *const *b, unsigned n)
         bool ours = b[i]->port < WS_MAX_PORTS && sink_netif_of[b[i]->port] != NULL;
         if (k > 1 && ours && sink_may_hold_n(b[i], k)) {
             sink_input_aggregate(b + i, segs, k, ip_len);
+        } else if (ip_len == 0 && ours &&
+                   (k = gro_ack_run(b + i, n - i, sink_l4_verified, segs)) > 1) {
+            sink_input_last_ack(b + i, k);
         } else {
             k = 1; /* alone: the per-frame path drops and counts what it must */
             sink_netif_input(b[i]);
@@ -195,7 +209,9 @@ static void sink_tx_tcp_csum(struct pkb *b, const struct nic_port *out)
     unsigned hl = (ip[0] & 0x0Fu) * 4u;
     uint16_t tcp_len = (uint16_t)(inet_load_be16(ip + 2) - hl);
     uint8_t *tcp = ip + hl;
-    uint32_t sum = inet_csum_add(0, ip + 12, 8) + INET_PROTO_TCP + tcp_len;
+    uint32_t sum = (uint32_t)inet_load_be16(ip + 12) + inet_load_be16(ip + 14) + /* source, */
+                   inet_load_be16(ip + 16) + inet_load_be16(ip + 18) +           /* destination */
+                   INET_PROTO_TCP + tcp_len;
     if (out->tx_tcp4_csum && hl == INET_IPV4_HDR_BYTES) {
         inet_store_be16(tcp + 16, (uint16_t)~inet_csum_fold(sum)); /* folded, not inverted */
         b->tx_csum = PKB_TX_CSUM_TCP4;

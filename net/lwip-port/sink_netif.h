@@ -31,6 +31,8 @@ struct sink_netif_stats {
     uint64_t rx_hold_limit;  /* frames dropped: lwIP held half their core's pool already */
     uint64_t rx_gro_aggregates; /* runs of in-order segments given to lwIP as one (net/gro.h) */
     uint64_t rx_gro_merged;  /* segments that joined the one before them in such a run */
+    uint64_t rx_acks_superseded; /* pure ACKs a later one of the same burst and connection
+                                  * made redundant: released unseen by lwIP (net/gro.h) */
     uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */
     uint64_t tx_bytes;       /* their IP bytes */
     uint64_t tx_csum_offloaded; /* of tx_frames, TCP checksum left to the NIC (pseudo-header

@@ -77,7 +77,9 @@ def test_discard_and_echo(lab):
     # Every frame handed over was wrapped without a copy, and every buffer went home.
     handed = sum(c["sink_handed"] for c in st["cores"])
     reclaimed = sum(c["sink_reclaimed"] for c in st["cores"])
-    assert handed == sink["netif"]["rx_wrapped"] == reclaimed, (handed, sink["netif"])
+    # (pure ACKs a later one made redundant in the same burst are released unseen by lwIP)
+    assert handed == reclaimed == sink["netif"]["rx_wrapped"] + \
+        sink["netif"]["rx_acks_superseded"], (handed, sink["netif"])
     assert sum(c["sink_ring_full"] + c["sink_no_sink"] for c in st["cores"]) == 0
     # QEMU's igb checks TCP/UDP checksums (RXCSUM.TUOFL): lwIP does not repeat that work. The
     # 82599 model never reports a receive checksum (L4I stays 0): lwIP checks every one.

@@ -198,6 +198,91 @@ static void test_checksum_owner_and_length_bounds(void **state)
     assert_int_equal(ip_len, 40 + k * TG_PAYLOAD);
 }
 
+/* tg_acks: n pure ACKs of the connection, ACK numbers 0x1000 + i * step, seq 1000. */
+static void tg_acks(unsigned n, uint32_t step)
+{
+    for (unsigned i = 0; i < n; i++) {
+        tg_frame(i, 1000, 0, TG_ACK, 0, 0);
+        inet_store_be32(tg_mem[i] + INET_ETH_HDR_BYTES + 20 + 8, 0x1000 + i * step);
+    }
+}
+
+static unsigned tg_ack_run(unsigned n)
+{
+    static struct gro_seg segs[TG_FRAMES];
+    return gro_ack_run(tg_b, n, tg_is_verified, segs);
+}
+
+/* Pure ACKs of one connection that each acknowledge more make one run (only its last reaches
+ * lwIP); never past n; a data segment or anything else is no ACK run's start. */
+static void test_acks_that_advance_make_a_run(void **state)
+{
+    (void)state;
+    tg_acks(8, 2 * TG_PAYLOAD);
+    assert_int_equal(tg_ack_run(8), 8);
+    assert_int_equal(tg_ack_run(5), 5);
+    assert_int_equal(tg_ack_run(0), 0);
+    /* the ACK number wraps: still each after the one before */
+    tg_acks(3, 0x7fff0000u);
+    assert_int_equal(tg_ack_run(3), 3);
+    tg_stream(2);
+    assert_int_equal(tg_ack_run(2), 1);
+    tg_acks(2, 100);
+    tg_frame(0, 1000, 0, TG_ACK | TG_PSH, 0, 0);
+    assert_int_equal(tg_ack_run(2), 1);
+}
+
+/* What ends an ACK run: a duplicate ACK (fast retransmit counts them) or one that goes back, a
+ * window update with the same ACK, another connection or sequence number, a flag, data, a
+ * different header length, another owner, an unverified checksum. */
+static void test_what_ends_an_ack_run(void **state)
+{
+    (void)state;
+    for (unsigned what = 0; what < 10; what++) {
+        tg_acks(4, 1448);
+        uint8_t *tcp = tg_mem[2] + INET_ETH_HDR_BYTES + 20;
+        switch (what) {
+        case 0: /* a duplicate of the one before */
+            inet_store_be32(tcp + 8, 0x1000 + 1448);
+            break;
+        case 1: /* a window update: same ACK, more window */
+            inet_store_be32(tcp + 8, 0x1000 + 1448);
+            inet_store_be16(tcp + 14, 0x4000);
+            break;
+        case 2: /* an older ACK */
+            inet_store_be32(tcp + 8, 0x1000);
+            break;
+        case 3:
+            inet_store_be16(tcp, 40001); /* another connection */
+            break;
+        case 4:
+            inet_store_be32(tcp + 4, 1001); /* the peer's sequence moved: data went between */
+            break;
+        case 5:
+            tcp[13] = TG_ACK | 0x01; /* FIN */
+            break;
+        case 6:
+            tg_frame(2, 1000, 10, TG_ACK, 0, 0); /* data */
+            break;
+        case 7:
+            tg_frame(2, 1000, 0, TG_ACK, 12, 8); /* options: a longer header */
+            inet_store_be32(tg_mem[2] + INET_ETH_HDR_BYTES + 20 + 8, 0x1000 + 2 * 1448);
+            break;
+        case 8:
+            tg_pkb[2].owner = 2;
+            break;
+        case 9:
+            tg_verified[2] = false;
+            break;
+        }
+        assert_int_equal(tg_ack_run(4), 2);
+    }
+    /* an unverified first one goes alone */
+    tg_acks(4, 1448);
+    tg_verified[0] = false;
+    assert_int_equal(tg_ack_run(4), 1);
+}
+
 /* What may not be a member at all: fragments, IP options, no payload, not TCP or not IPv4,
  * lengths the frame does not hold. */
 static void test_unmergeable_frames_go_alone(void **state)
@@ -257,6 +342,8 @@ int main(void)
         cmocka_unit_test(test_connection_state_changes_end_a_run),
         cmocka_unit_test(test_checksum_owner_and_length_bounds),
         cmocka_unit_test(test_unmergeable_frames_go_alone),
+        cmocka_unit_test(test_acks_that_advance_make_a_run),
+        cmocka_unit_test(test_what_ends_an_ack_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
