@@ -4,9 +4,10 @@
  * counted as refused. Echo never reads faster than it can send back: unsent bytes stay
  * unacknowledged to lwIP (tcp_recved is withheld), so a fast sender is slowed by TCP's own
  * window instead of filling our memory. What echo has written and the client not yet
- * acknowledged is copied into lwIP's heap; it is capped per connection (ECHO_MAX_UNACKED), so
- * that clients which send but never read cannot take the whole heap (16 connections x lwIP's
- * 256 KiB send buffer would be all 4 MiB of it) from iperf3 and netperf. What echo has received
+ * acknowledged is copied into lwIP's memory (its MSS-sized pool, net/lwip-port/lwippools.h);
+ * it is capped per connection (ECHO_MAX_UNACKED), so that clients which send but never read
+ * cannot take the whole pool (16 connections x lwIP's 256 KiB send buffer would be more than
+ * its 3.3 MiB) from iperf3 and netperf. What echo has received
  * and not yet written back stays in the driver's buffers it arrived in, so an echo connection
  * offers a 64 KiB receive window (ECHO_WINDOW), not lwIP's 512 KiB: clients that send but never
  * read hold at most that each, and their cores keep buffers to receive and forward with.

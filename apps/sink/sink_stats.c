@@ -117,6 +117,14 @@ static const struct u32_row ip_rows[] = {
     { "fragmented_out", &lwip_stats.mib2.ipfragoks, "datagrams we sent in fragments" },
 };
 
+/* The pools of lwIP's PBUF_RAM memory (net/lwip-port/lwippools.h: lwIP names each after its
+ * size, and the MSS-sized one follows the MSS). */
+#if TCP_MSS <= 1460
+#define SINK_MEMP_RAM_MSS MEMP_POOL_1664
+#else
+#define SINK_MEMP_RAM_MSS MEMP_POOL_9216
+#endif
+
 /* The lwIP pools whose exhaustion a test or an attack could reach. */
 static const struct {
     const char *name;
@@ -126,6 +134,8 @@ static const struct {
     { "tcp_seg", MEMP_TCP_SEG },     { "udp_pcb", MEMP_UDP_PCB },
     { "pbuf_ref", MEMP_PBUF },       { "reassembly", MEMP_REASSDATA },
     { "frag_pbuf", MEMP_FRAG_PBUF }, { "pbuf_pool", MEMP_PBUF_POOL },
+    { "ram_headers", MEMP_POOL_256 }, { "ram_segments", SINK_MEMP_RAM_MSS },
+    { "ram_datagrams", MEMP_POOL_65520 },
 };
 
 static const char *const service_names[SINK_SERVICE_COUNT] = { "discard", "echo", "iperf3",
@@ -219,6 +229,7 @@ void sink_stats_doc(void (*row)(const char *group, const char *name, const char 
                            memp_rows[i].name);
         row("memory", name, "lwIP pool: most in use at once (gauge) / allocations that failed");
     }
-    row("memory", "heap_max_bytes / heap_fail", "lwIP heap (MEM_SIZE): most bytes in use / "
+    row("memory", "heap_max_bytes / heap_fail", "lwIP's PBUF_RAM memory (fixed-size pools, "
+                                                "net/lwip-port/lwippools.h): most bytes in use / "
                                                 "allocations that failed");
 }

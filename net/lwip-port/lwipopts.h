@@ -17,8 +17,13 @@
 
 /* --- memory: static pools in .bss, sized for the bounds in config (sink.max_*) --------------- */
 #define MEM_ALIGNMENT 8
-/* The heap holds PBUF_RAM: control replies (copied) and TCP/IP headers of what we send. */
-#define MEM_SIZE (4 * 1024 * 1024)
+/* PBUF_RAM (control replies, copied segments, the TCP/IP headers of what we send, ACKs) comes
+ * from fixed-size pools (net/lwip-port/lwippools.h), not lwIP's first-fit heap: allocating
+ * from that walks past every block in use, and a stream keeps ~180 headers queued. */
+#define MEM_USE_POOLS 1
+#define MEMP_USE_CUSTOM_POOLS 1
+#define MEM_USE_POOLS_TRY_BIGGER_POOL 1
+#define MEM_SIZE (4 * 1024 * 1024) /* unused with MEM_USE_POOLS (lwIP's opt.h wants one) */
 #define MEMP_NUM_PBUF 4096        /* PBUF_ROM/REF: zero-copy data we send (-R, MAERTS) */
 #define MEMP_NUM_TCP_PCB 256      /* connections: control + data + TIME_WAIT + half-open */
 #define MEMP_NUM_TCP_PCB_LISTEN 16
