@@ -46,28 +46,41 @@ struct pkb {
             uint16_t forwarded; /* non-zero: the frame is being forwarded, and its TX
                                  * completion counts as forwarded (iring_tx_stats); set by
                                  * the application, 0 on receive, read when it is placed */
-            uint16_t tx_csum;   /* PKB_TX_CSUM_*: what the NIC is to complete when it sends
-                                 * the frame; 0 on receive (a reply in place asks nothing) */
+            uint16_t tx_flags;  /* PKB_TX_*: what the NIC is to do besides sending the frame;
+                                 * 0 on receive (a reply in place asks nothing) */
         };
         uint64_t rx_word; /* the two above as one word: the RX ring stores the status with
                            * forwarded 0 */
     };
     struct pkb_pool *pool; /* pool it returns to */
-    /* The sink wraps a buffer handed to lwIP as a custom pbuf living here, so wrapping needs
-     * no allocation (net/lwip-port/sink_netif.c checks that it fits). */
-    uint64_t stack_wrap[4];
+    union {
+        /* The sink wraps a buffer handed to lwIP as a custom pbuf living here, so wrapping
+         * needs no allocation (net/lwip-port/sink_netif.c checks that it fits). */
+        uint64_t stack_wrap[4];
+        /* PKB_TX_EXT: the frame goes on after len bytes with ext_len bytes at ext, memory
+         * that stays unchanged until the NIC has sent it (the sink's constant payloads). A
+         * frame the sink builds is never one it wraps. */
+        struct {
+            const uint8_t *ext;
+            uint32_t ext_len;
+        } tx;
+    };
 };
-/* tx_csum: an untagged Ethernet frame with a 20-byte IPv4 header and TCP, whose checksum field
+
+/* PKB_TX_CSUM_TCP4: an untagged Ethernet frame with a 20-byte IPv4 header and TCP, whose checksum field
  * holds the pseudo-header sum (folded, not inverted): the NIC sums the TCP header and payload
  * onto it and stores the result (82576 §7.2.2.2, 82599 §7.2.5; intel_ring's context 0). */
 #define PKB_TX_CSUM_TCP4 1u
+/* PKB_TX_EXT: the frame continues at tx.ext (tx.ext_len bytes): a second TX descriptor points the
+ * NIC there, so a payload that never changes is not copied into the buffer. */
+#define PKB_TX_EXT 2u
 
 /* pkb_tx_own: b is a frame this core built (not a forwarded one), complete as it is. pkb_alloc
  * leaves the previous user's marks. */
 static inline void pkb_tx_own(struct pkb *b)
 {
     b->forwarded = 0;
-    b->tx_csum = 0;
+    b->tx_flags = 0;
 }
 
 _Static_assert(__builtin_offsetof(struct pkb, owner) - __builtin_offsetof(struct pkb, rx_meta) == 6,

@@ -19,6 +19,7 @@
 #include "apps/sink/iperf3_int.h"
 #include "console.h"
 #include "lwip/pbuf.h"
+#include "net/lwip-port/sink_netif.h"
 #include "time.h"
 
 /* All of it owned by the sink core. */
@@ -664,6 +665,7 @@ void iperf3_init(void)
     for (size_t i = 0; i < sizeof(iperf3_payload); i++) {
         iperf3_payload[i] = (uint8_t)(i * 131 + 7);
     }
+    sink_netif_constant(iperf3_payload, sizeof(iperf3_payload)); /* never written again */
     struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
     err_t err = pcb ? ERR_OK : ERR_MEM;
     if (pcb) {

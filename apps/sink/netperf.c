@@ -25,6 +25,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
+#include "net/lwip-port/sink_netif.h"
 
 #define NP_CTL_IDLE_MS 30000u      /* no whole request for this long: the session is dropped */
 #define NP_WATCHDOG_MS 600000u     /* tests without a time limit (-l 0, -l -N) */
@@ -797,6 +798,7 @@ void netperf_init(void)
     if (CONFIG_SINK_NETPERF_PORT == 0) {
         return;
     }
+    sink_netif_constant(np_fill, sizeof(np_fill)); /* MAERTS and responses leave by reference */
     struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
     if (pcb == NULL || tcp_bind(pcb, IP4_ADDR_ANY, CONFIG_SINK_NETPERF_PORT) != ERR_OK) {
         kprintf("netperf: cannot bind TCP port %u; netperf server off\n",

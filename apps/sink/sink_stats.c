@@ -59,6 +59,8 @@ static const struct u64_row netif_rows[] = {
        "offload: the sink primes the pseudo-header sum, the NIC sums the rest)"),
     NV(tx_csum_sw, "of those, TCP segments whose checksum the sink summed (an egress port "
        "without the offload)"),
+    NV(tx_by_reference, "of those, TCP segments whose data the NIC read straight from a "
+       "service's constant payload (netperf, iperf3 -R): only the headers were copied"),
     NV(tx_no_route, "lwIP output dropped: no route"),
     NV(tx_port_down, "lwIP output dropped: egress link down"),
     NV(tx_unresolved, "lwIP output dropped: next hop MAC unknown (ARP request sent)"),

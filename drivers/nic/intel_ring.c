@@ -343,16 +343,28 @@ static inline uint16_t iring_tx_from_ntc(const struct iring_tx *t, uint16_t i)
     return (uint16_t)((i - t->next_to_clean) & t->mask);
 }
 
+/* iring_tx_is_first_of_two: in-flight slot i, not the last placed, holds the first descriptor of
+ * a two-descriptor frame (PKB_TX_EXT): its second's slot holds no buffer, every other frame's
+ * first slot does. */
+static inline bool iring_tx_is_first_of_two(const struct iring_tx *t, uint16_t i)
+{
+    return t->sw[i] != NULL && t->sw[(i + 1) & t->mask] == NULL;
+}
+
 /*
  * iring_tx_first_report: the first descriptor from next_to_clean on that has RS: the
- * rs_mask-aligned one of its group, or the last one placed if that comes first (every burst's
- * last has RS). Meaningless (and never read) while nothing is in flight.
+ * rs_mask-aligned one of its group (or the one after it, when a two-descriptor frame starts
+ * there: RS goes on a frame's last descriptor only), or the last one placed if that comes first
+ * (every burst's last has RS). Meaningless (and never read) while nothing is in flight.
  */
 static uint16_t iring_tx_first_report(const struct iring_tx *t)
 {
     uint16_t group_end = t->next_to_clean | t->rs_mask;
     uint16_t last = (t->next_to_use - 1) & t->mask;
-    return iring_tx_from_ntc(t, group_end) < iring_tx_from_ntc(t, last) ? group_end : last;
+    if (iring_tx_from_ntc(t, group_end) >= iring_tx_from_ntc(t, last)) {
+        return last;
+    }
+    return iring_tx_is_first_of_two(t, group_end) ? (group_end + 1) & t->mask : group_end;
 }
 
 /* iring_tx_room: free descriptors, keeping the one empty slot (see intel_ring.h). */
@@ -388,7 +400,7 @@ static inline uint32_t iring_tx_place(volatile union idesc_tx *d, struct pkb **s
 static inline uint64_t iring_tx_offload(const struct pkb *p)
 {
     _Static_assert(PKB_TX_CSUM_TCP4 == 1, "tx_csum bit 0 is the TCP/IPv4 offload");
-    return (uint64_t)(p->tx_csum & PKB_TX_CSUM_TCP4) * ((uint64_t)IDESC_TX_POPTS_TXSM << 32);
+    return (uint64_t)(p->tx_flags & PKB_TX_CSUM_TCP4) * ((uint64_t)IDESC_TX_POPTS_TXSM << 32);
 }
 
 /* iring_tx_group_end: slot i is an rs_mask-aligned one: it gets RS, so its mark is kept. */
@@ -398,18 +410,13 @@ static inline bool iring_tx_group_end(const struct iring_tx *t, uint16_t i)
 }
 
 /*
- * iring_tx_post: descriptors [next_to_use, end) are placed and their marks kept: ask for a
- * write-back on every rs_mask-aligned one among them and on the last (so the burst completes
- * even if nothing follows it), then hand them to the NIC with one tail write.
+ * iring_tx_post_tail: descriptors [next_to_use, end) are placed, with RS and marks where their
+ * groups end: ask for a write-back on the last too (so the burst completes even if nothing
+ * follows it), then hand them to the NIC with one tail write.
  */
-static void iring_tx_post(struct iring_tx *t, uint16_t end)
+static void iring_tx_post_tail(struct iring_tx *t, uint16_t end)
 {
-    uint16_t first = t->next_to_use, last = (end - 1) & t->mask;
-    unsigned placed = (uint16_t)((end - first) & t->mask);
-
-    for (unsigned k = (t->rs_mask - first) & t->rs_mask; k < placed; k += t->rs_mask + 1U) {
-        t->desc[(first + k) & t->mask].read.cmd_type_len |= IDESC_TX_CMD_RS;
-    }
+    uint16_t last = (end - 1) & t->mask;
     t->desc[last].read.cmd_type_len |= IDESC_TX_CMD_RS;
     t->marks[last] = t->placed;
     t->next_to_use = end;
@@ -418,6 +425,21 @@ static void iring_tx_post(struct iring_tx *t, uint16_t end)
     /* TDT = one past the last placed descriptor: the NIC may send up to TDT - 1. */
     mmio_write32(t->tail_reg, end);
     t->stats.tail_writes++;
+}
+
+/*
+ * iring_tx_post: descriptors [next_to_use, end) are placed one per frame and their marks kept:
+ * ask for a write-back on every rs_mask-aligned one among them, then post them.
+ */
+static void iring_tx_post(struct iring_tx *t, uint16_t end)
+{
+    uint16_t first = t->next_to_use;
+    unsigned placed = (uint16_t)((end - first) & t->mask);
+
+    for (unsigned k = (t->rs_mask - first) & t->rs_mask; k < placed; k += t->rs_mask + 1U) {
+        t->desc[(first + k) & t->mask].read.cmd_type_len |= IDESC_TX_CMD_RS;
+    }
+    iring_tx_post_tail(t, end);
 }
 
 /* iring_tx_forward_run: place frames[0..n) in d[0..n); returns their bytes. */
@@ -474,6 +496,7 @@ static void iring_tx_place_all(struct iring_tx *t, struct pkb **pkts, unsigned n
             t->placed.forwarded += run;
         }
         t->placed.frames += run;
+        t->placed.descs += run;
         k += run;
         i = (i + run) & t->mask;
         uint16_t last = (i - 1) & t->mask;
@@ -496,6 +519,93 @@ static void iring_tx_refuse_excess(struct iring_tx *t, struct pkb **pkts, unsign
     }
 }
 
+/*
+ * iring_tx_place_two: frame p in two data descriptors at slots i and i + 1: its buffer's len
+ * bytes, then tx.ext_len bytes at tx.ext; EOP (and RS, where wanted) on the second only, whose
+ * slot holds no buffer. Both carry the whole frame's PAYLEN and the offloads (82599
+ * §7.2.3.2.4: read from the first; Linux's drivers write them to every one). Returns the
+ * frame's length.
+ */
+static uint32_t iring_tx_place_two(struct iring_tx *t, uint16_t i, struct pkb *p)
+{
+    const uint64_t cmd = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_IFCS;
+    uint32_t total = (uint32_t)p->len + p->tx.ext_len;
+    uint64_t olinfo = ((uint64_t)total << 46) + iring_tx_offload(p);
+    uint16_t j = (i + 1) & t->mask;
+    t->desc[i].read.buffer_addr = iring_dma_addr(p->data);
+    t->desc[i].qw[1] = cmd + p->len + olinfo;
+    t->desc[j].read.buffer_addr = iring_dma_addr(p->tx.ext);
+    t->desc[j].qw[1] = cmd + IDESC_TX_CMD_EOP + p->tx.ext_len + olinfo;
+    t->sw[i] = p;
+    t->sw[j] = NULL;
+    return total;
+}
+
+/*
+ * iring_tx_place_frames: place pkts[0..n) (their descriptors fit) one frame at a time, some in
+ * two descriptors (PKB_TX_EXT), and post them. A group's write-back goes on the last
+ * descriptor of the frame that holds the group's rs_mask-aligned slot (RS only ever on a
+ * frame's last descriptor), and the mark with it; iring_tx_first_report finds it there.
+ */
+static void iring_tx_place_frames(struct iring_tx *t, struct pkb **pkts, unsigned n)
+{
+    uint16_t i = t->next_to_use;
+    for (unsigned k = 0; k < n; k++) {
+        struct pkb *p = pkts[k];
+        bool two = (p->tx_flags & PKB_TX_EXT) != 0;
+        uint16_t last = two ? (i + 1) & t->mask : i;
+        t->placed.bytes += two ? iring_tx_place_two(t, i, p)
+                               : iring_tx_place(&t->desc[i], &t->sw[i], p, iring_tx_offload(p));
+        t->placed.frames++;
+        t->placed.descs += two ? 2U : 1U;
+        t->placed.forwarded += p->forwarded != 0;
+        if (iring_tx_group_end(t, i) || iring_tx_group_end(t, last)) {
+            t->desc[last].read.cmd_type_len |= IDESC_TX_CMD_RS;
+            t->marks[last] = t->placed;
+        }
+        i = (last + 1) & t->mask;
+    }
+    if (n != 0) {
+        iring_tx_post_tail(t, i);
+    }
+}
+
+/* iring_tx_descs_for: how many of pkts[0..n) fit in room descriptors, in order (a PKB_TX_EXT
+ * frame takes two); *two says whether any of those does. */
+static unsigned iring_tx_descs_for(struct pkb *const *pkts, unsigned n, unsigned room,
+                                   bool *two)
+{
+    unsigned k = 0, used = 0;
+    *two = false;
+    for (; k < n; k++) {
+        unsigned d = (pkts[k]->tx_flags & PKB_TX_EXT) ? 2U : 1U;
+        if (used + d > room) {
+            break;
+        }
+        used += d;
+        *two |= d == 2;
+    }
+    return k;
+}
+
+/* iring_tx_acceptable: what iring_tx_burst refuses (and counts) before placing anything. */
+static bool iring_tx_acceptable(struct iring_tx *t, const struct pkb *p)
+{
+    uint16_t f = p->tx_flags;
+    if ((uint16_t)(p->len - 1) >= PKB_DATA_BYTES ||
+        ((f & PKB_TX_EXT) && (p->tx.ext == NULL || (uint32_t)(p->tx.ext_len - 1) >=
+                                                       IRING_TX_EXT_MAX_BYTES))) {
+        t->stats.bad_len++;
+    } else if (p->pool != t->pool) {
+        t->stats.foreign++;
+    } else if ((f & ~(PKB_TX_CSUM_TCP4 | PKB_TX_EXT)) || ((f & PKB_TX_CSUM_TCP4) && !t->csum_ctx)) {
+        t->stats.no_csum_ctx++; /* it would leave with a wrong checksum */
+    } else {
+        return true;
+    }
+    return false;
+}
+
 unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
 {
     /* The frames that may be sent, in order, packed at the front of pkts (the ring owns the
@@ -503,23 +613,20 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
     unsigned ok = 0;
     for (unsigned k = 0; k < n; k++) {
         struct pkb *p = pkts[k];
-        if ((uint16_t)(p->len - 1) >= PKB_DATA_BYTES) {
-            t->stats.bad_len++;
-            pkb_free(p, t->core);
-        } else if (p->pool != t->pool) {
-            t->stats.foreign++;
-            pkb_free(p, t->core);
-        } else if (p->tx_csum != 0 && (p->tx_csum != PKB_TX_CSUM_TCP4 || !t->csum_ctx)) {
-            t->stats.no_csum_ctx++; /* it would leave with a wrong checksum */
-            pkb_free(p, t->core);
-        } else {
+        if (iring_tx_acceptable(t, p)) {
             pkts[ok++] = p;
+        } else {
+            pkb_free(p, t->core);
         }
     }
     iring_tx_reclaim(t);
-    unsigned room = iring_tx_room(t);
-    unsigned placed = ok < room ? ok : room;
-    iring_tx_place_all(t, pkts, placed, true);
+    bool two;
+    unsigned placed = iring_tx_descs_for(pkts, ok, iring_tx_room(t), &two);
+    if (two) {
+        iring_tx_place_frames(t, pkts, placed);
+    } else {
+        iring_tx_place_all(t, pkts, placed, true); /* one descriptor each: by stretches */
+    }
     if (placed < ok) {
         iring_tx_refuse_excess(t, pkts, placed, ok);
     }
@@ -565,8 +672,17 @@ static void iring_tx_complete(struct iring_tx *t, uint16_t last)
     struct pkb_pool *pool = t->pool;
     uint16_t i = t->next_to_clean;
     unsigned n = iring_tx_from_ntc(t, last) + 1U;
+    const struct iring_tx_mark *m = &t->marks[last];
+    unsigned frames = m->frames - t->done.frames;
 
-    if (pool->nfree + n > pool->size) {
+    if (frames != n) {
+        /* Two-descriptor frames among them: their second slots hold no buffer. */
+        for (unsigned k = 0; k < n; k++, i = (i + 1) & t->mask) {
+            if (t->sw[i] != NULL) {
+                pkb_free(t->sw[i], t->core);
+            }
+        }
+    } else if (pool->nfree + n > pool->size) {
         /* More buffers than the pool has room for: one was freed twice somewhere. pkb_free
          * counts it (double_free) rather than overrunning the stack. */
         for (unsigned k = 0; k < n; k++, i = (i + 1) & t->mask) {
@@ -582,8 +698,7 @@ static void iring_tx_complete(struct iring_tx *t, uint16_t last)
         }
         pool->nfree += n;
     }
-    const struct iring_tx_mark *m = &t->marks[last];
-    t->stats.packets += n;
+    t->stats.packets += frames;
     t->stats.bytes += m->bytes - t->done.bytes;
     t->stats.forwarded += m->forwarded - t->done.forwarded; /* forwarded = sent, not queued */
     t->done = *m;
@@ -601,7 +716,7 @@ unsigned iring_tx_reclaim_reported(struct iring_tx *t)
            (t->desc[t->report].wb.status & IDESC_TX_STATUS_DD) != 0) {
         /* DD means the NIC has read every buffer up to here: they may be reused. */
         dma_rmb_after_dd();
-        done += iring_tx_from_ntc(t, t->report) + 1U;
+        done += t->marks[t->report].frames - t->done.frames;
         iring_tx_complete(t, t->report);
     }
     return done;
@@ -611,7 +726,7 @@ unsigned iring_tx_reclaim_reported(struct iring_tx *t)
  * was placed with RS), not one left from an earlier lap or a hostile DD's slot. */
 static bool iring_tx_mark_valid(const struct iring_tx *t, uint16_t i)
 {
-    return t->marks[i].frames - t->done.frames == iring_tx_from_ntc(t, i) + 1U;
+    return t->marks[i].descs - t->done.descs == iring_tx_from_ntc(t, i) + 1U;
 }
 
 void iring_tx_release(struct iring_tx *t)
@@ -630,9 +745,11 @@ void iring_tx_release(struct iring_tx *t)
         iring_tx_complete(t, last);
     }
     for (uint16_t i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & t->mask) {
-        pkb_free(t->sw[i], t->core);
+        if (t->sw[i] != NULL) { /* not the second slot of a two-descriptor frame */
+            pkb_free(t->sw[i], t->core);
+        }
     }
-    t->stats.flushed += iring_tx_in_flight(t);
+    t->stats.flushed += t->placed.frames - t->done.frames;
     t->stats.flushed_forwarded += t->placed.forwarded - t->done.forwarded;
     t->done = t->placed;
     memset(t->sw, 0, t->size * sizeof(t->sw[0]));

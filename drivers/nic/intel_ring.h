@@ -62,7 +62,8 @@ static inline void dma_rmb_after_dd(void)
  *   last descriptor of every burst, so an idle ring still completes. The NIC processes a ring in
  *   order, so DD on a reported descriptor means every descriptor before it is done too: reclaim
  *   looks at one DD bit per group and frees the group in bulk to the owning core's pool, where
- *   the next RX refill finds the buffers still warm.
+ *   the next RX refill finds the buffers still warm. A frame in two descriptors (PKB_TX_EXT)
+ *   gets RS on its second only: when a group's slot holds the first, the second reports it.
  */
 #define IRING_RX_REFILL_BATCH 32
 #define IRING_TX_RS_EVERY 32
@@ -132,7 +133,7 @@ struct iring_tx_mark {
     uint32_t frames;
     uint32_t bytes;
     uint32_t forwarded;
-    uint32_t unused;
+    uint32_t descs; /* descriptors: frames plus the second ones of two-descriptor frames */
 };
 
 struct iring_tx {
@@ -228,10 +229,11 @@ int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw,
                   struct iring_tx_mark *marks, uint16_t ndesc, uintptr_t tail_reg,
                   struct pkb_pool *pool, uint16_t core, uint16_t port);
 /*
- * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each and write the
- * tail once. The ring takes ownership of all n: those placed are freed on completion, the rest
- * (no free descriptor: ring_full; impossible length: bad_len; another pool's buffer: foreign)
- * are freed now. Returns the number placed. Owning core, fast path.
+ * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each (two for a
+ * PKB_TX_EXT frame: its buffer, then its tx.ext part) and write the tail once. The ring takes
+ * ownership of all n: those placed are freed on completion, the rest (no free descriptor:
+ * ring_full; impossible length: bad_len; another pool's buffer: foreign; an offload it cannot
+ * do: no_csum_ctx) are freed now. Returns the number placed. Owning core, fast path.
  */
 unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
 /*
@@ -309,7 +311,10 @@ static inline uint16_t iring_tx_size(const struct iring_tx *t)
     return t->size;
 }
 
-/* iring_tx_in_flight: frames placed and not yet reclaimed. */
+/* A PKB_TX_EXT frame's second part: at most a jumbo frame's payload (DTALEN is 16 bits). */
+#define IRING_TX_EXT_MAX_BYTES 9216u
+
+/* iring_tx_in_flight: descriptors placed and not yet reclaimed (a frame's, or two). */
 static inline uint16_t iring_tx_in_flight(const struct iring_tx *t)
 {
     return (uint16_t)((t->next_to_use - t->next_to_clean) & t->mask);

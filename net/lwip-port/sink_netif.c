@@ -214,20 +214,75 @@ static void sink_tx_tcp_csum(struct pkb *b, const struct nic_port *out)
                    INET_PROTO_TCP + tcp_len;
     if (out->tx_tcp4_csum && hl == INET_IPV4_HDR_BYTES) {
         inet_store_be16(tcp + 16, (uint16_t)~inet_csum_fold(sum)); /* folded, not inverted */
-        b->tx_csum = PKB_TX_CSUM_TCP4;
+        b->tx_flags |= PKB_TX_CSUM_TCP4;
         st->tx_csum_offloaded++;
     } else {
+        /* (a frame by reference has its data at tx.ext: sink_by_reference left an even
+         * number of bytes here, so the two pieces chain) */
+        bool ext = (b->tx_flags & PKB_TX_EXT) != 0;
         inet_store_be16(tcp + 16, 0);
-        inet_store_be16(tcp + 16, inet_csum_fold(inet_csum_add(sum, tcp, tcp_len)));
+        sum = inet_csum_add(sum, tcp, ext ? tcp_len - b->tx.ext_len : tcp_len);
+        sum = ext ? inet_csum_add(sum, b->tx.ext, b->tx.ext_len) : sum;
+        inet_store_be16(tcp + 16, inet_csum_fold(sum));
         st->tx_csum_sw++;
     }
 }
 
-/* sink_frame: an Ethernet frame around lwIP's datagram p, in a buffer of our pool. */
+/* Memory that never changes while the image runs (the services' constant payloads): a
+ * segment whose data lies in it may leave by reference. */
+#define SINK_CONSTANT_REGIONS 4
+static struct {
+    const uint8_t *base;
+    size_t len;
+} sink_constants[SINK_CONSTANT_REGIONS];
+static unsigned sink_nconstants;
+
+void sink_netif_constant(const void *p, size_t n)
+{
+    if (sink_nconstants < SINK_CONSTANT_REGIONS) {
+        sink_constants[sink_nconstants].base = p;
+        sink_constants[sink_nconstants++].len = n;
+    }
+}
+
+static bool sink_is_constant(const void *p, size_t n)
+{
+    const uint8_t *a = p;
+    for (unsigned i = 0; i < sink_nconstants; i++) {
+        if (a >= sink_constants[i].base && n <= sink_constants[i].len &&
+            (size_t)(a - sink_constants[i].base) <= sink_constants[i].len - n) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * sink_by_reference: the part of lwIP's datagram p that may leave without a copy (PKB_TX_EXT),
+ * or NULL: a TCP segment as lwIP builds one from a write it did not copy (tcp_write without
+ * TCP_WRITE_FLAG_COPY), its headers in the first pbuf and its data in one more that lies in
+ * constant memory, to a port whose NIC sums the checksum (the glue never reads that data).
+ */
+static const struct pbuf *sink_by_reference(const struct pbuf *p, const struct nic_port *out)
+{
+    const struct pbuf *q = p->next;
+    const uint8_t *ip = p->payload;
+    if (!out->tx_tcp4_csum || q == NULL || q->next != NULL || p->len < INET_IPV4_HDR_BYTES + 20 ||
+        (p->len & 1) != 0 ||
+        ip[0] != 0x45 || ip[9] != INET_PROTO_TCP || q->len > IRING_TX_EXT_MAX_BYTES ||
+        q->len == 0 || INET_ETH_HDR_BYTES + p->tot_len < INET_ETH_MIN_FRAME_BYTES) {
+        return NULL;
+    }
+    return sink_is_constant(q->payload, q->len) ? q : NULL;
+}
+
+/* sink_frame: an Ethernet frame around lwIP's datagram p, in a buffer of our pool: copied
+ * whole, or its headers only with the rest by reference (sink_by_reference). */
 static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const uint8_t *mac)
 {
     struct sink_netif_stats *st = &sink_netif_stats;
-    if (p->tot_len > PKB_DATA_BYTES - INET_ETH_HDR_BYTES) {
+    const struct pbuf *ref = sink_by_reference(p, out);
+    if (ref == NULL && p->tot_len > PKB_DATA_BYTES - INET_ETH_HDR_BYTES) {
         st->tx_too_big++;
         return NULL;
     }
@@ -237,12 +292,22 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         return NULL;
     }
     pkb_tx_own(b);
-    memcpy(b->data, mac, 6);
-    memcpy(b->data + 6, out->mac, 6);
+    __builtin_memcpy(b->data, mac, 6); /* inlined: -ffreestanding would make these calls */
+    __builtin_memcpy(b->data + 6, out->mac, 6);
     inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);
-    pbuf_copy_partial(p, b->data + INET_ETH_HDR_BYTES, p->tot_len, 0);
-    uint32_t len = INET_ETH_HDR_BYTES + p->tot_len;
-    if (len < INET_ETH_MIN_FRAME_BYTES) {
+    uint32_t len = INET_ETH_HDR_BYTES;
+    if (ref != NULL) {
+        memcpy(b->data + len, p->payload, p->len); /* the headers, in one piece */
+        len += p->len;
+    } else {
+        len += pbuf_copy_partial(p, b->data + len, p->tot_len, 0);
+    }
+    if (ref != NULL) {
+        b->tx.ext = ref->payload;
+        b->tx.ext_len = ref->len;
+        b->tx_flags = PKB_TX_EXT;
+        st->tx_by_reference++;
+    } else if (len < INET_ETH_MIN_FRAME_BYTES) {
         memset(b->data + len, 0, INET_ETH_MIN_FRAME_BYTES - len);
         len = INET_ETH_MIN_FRAME_BYTES;
     }

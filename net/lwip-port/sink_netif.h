@@ -16,6 +16,7 @@
 #ifndef WS_SINK_NETIF_H
 #define WS_SINK_NETIF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "drivers/nic/nic.h"
@@ -38,6 +39,8 @@ struct sink_netif_stats {
     uint64_t tx_csum_offloaded; /* of tx_frames, TCP checksum left to the NIC (pseudo-header
                                  * sum primed, PKB_TX_CSUM_TCP4) */
     uint64_t tx_csum_sw;     /* of tx_frames, TCP checksum summed here (a port without it) */
+    uint64_t tx_by_reference; /* of tx_frames, TCP segments whose data the NIC read from a
+                               * constant payload (PKB_TX_EXT), not copied */
     uint64_t tx_no_route;    /* dropped: no route to the destination */
     uint64_t tx_port_down;   /* dropped: egress link down */
     uint64_t tx_unresolved;  /* dropped: next hop's MAC unknown (an ARP request went out) */
@@ -50,6 +53,10 @@ extern struct sink_netif_stats sink_netif_stats;
 /* sink_netif_init: one lwIP netif per port with an address; the sink runs on `core`. Boot
  * core, after lwip_init. Returns how many interfaces were added. */
 unsigned sink_netif_init(unsigned core);
+/* sink_netif_constant: [p, p + n) never changes while the image runs (a service's constant
+ * payload, given to tcp_write without TCP_WRITE_FLAG_COPY): a segment whose data lies there
+ * leaves by reference (a second TX descriptor), not copied. At most 4. Boot core, at init. */
+void sink_netif_constant(const void *p, size_t n);
 /* sink_netif_input: give a handed-off frame to lwIP (consumes b). */
 void sink_netif_input(struct pkb *b);
 /* sink_netif_input_burst: give a burst of handed-off frames to lwIP, consecutive in-order

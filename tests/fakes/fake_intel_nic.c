@@ -118,22 +118,25 @@ void fake_inic_tx_init(struct fake_inic_tx *f, void *desc_mem, uint16_t size,
     f->size = size;
 }
 
-/* fake_inic_tx_sane: the checks a single-buffer advanced data descriptor must pass: no
- * option but TXSM with context 0, and that only once context 0 holds TCP/IPv4. */
-static int fake_inic_tx_sane(const struct fake_inic_tx *f, uint64_t addr, uint32_t cmd,
-                             uint32_t olinfo)
+/* fake_inic_tx_opts_ok: the options in a data descriptor: none, or TXSM with context 0
+ * holding TCP/IPv4. */
+static bool fake_inic_tx_opts_ok(const struct fake_inic_tx *f, uint32_t olinfo)
 {
-    uint32_t dtalen = cmd & IDESC_TX_DTALEN_MASK;
-    uint32_t paylen = (olinfo & IDESC_TX_PAYLEN_MASK) >> 14;
     uint32_t opts = olinfo & (uint32_t)~IDESC_TX_PAYLEN_MASK;
     bool tcp4_ctx = f->ctx0_valid && f->ctx0_tucmd == (IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
                                                        IDESC_TXC_TUCMD_IPV4 |
                                                        IDESC_TXC_TUCMD_L4T_TCP);
+    return opts == 0 || (opts == IDESC_TX_POPTS_TXSM && tcp4_ctx);
+}
 
+/* fake_inic_tx_desc_ok: an advanced data descriptor with a buffer and a length, the FCS
+ * inserted, and RS only if it ends its frame (the drivers ask for write-back there only). */
+static bool fake_inic_tx_desc_ok(uint64_t addr, uint32_t cmd)
+{
+    bool eop = (cmd & IDESC_TX_CMD_EOP) != 0;
     return addr != 0 && (cmd & IDESC_TX_DTYP_MASK) == IDESC_TX_DTYP_DATA &&
-           (cmd & IDESC_TX_CMD_DEXT) != 0 && (cmd & IDESC_TX_CMD_EOP) != 0 &&
-           (cmd & IDESC_TX_CMD_IFCS) != 0 && dtalen != 0 && dtalen == paylen &&
-           (opts == 0 || (opts == IDESC_TX_POPTS_TXSM && tcp4_ctx));
+           (cmd & IDESC_TX_CMD_DEXT) != 0 && (cmd & IDESC_TX_CMD_IFCS) != 0 &&
+           (cmd & IDESC_TX_DTALEN_MASK) != 0 && (eop || !(cmd & IDESC_TX_CMD_RS));
 }
 
 /* fake_inic_tx_context: a context descriptor (82599 §7.2.3.2.3): slot 0 is remembered; false
@@ -154,31 +157,74 @@ static bool fake_inic_tx_context(struct fake_inic_tx *f, volatile union idesc_tx
     return true;
 }
 
-/* fake_inic_tx_csum: a copy of the frame with the TCP checksum completed as TXSM asks: the sum
- * from MACLEN + IPLEN to the end, onto the field (offset 16) that holds the pseudo-header sum. */
-static const uint8_t *fake_inic_tx_csum(struct fake_inic_tx *f, const uint8_t *frame,
-                                        uint16_t len)
+/* fake_inic_tx_csum: complete the TCP checksum in frame (len bytes) as TXSM asks: the sum from
+ * MACLEN + IPLEN to the end, onto the field (offset 16) that holds the pseudo-header sum. */
+static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t len)
 {
-    static uint8_t copy[65536];
     uint32_t l4 = (f->ctx0_macip >> 9 & 0x7Fu) + (f->ctx0_macip & 0x1FFu), sum = 0;
-    memcpy(copy, frame, len);
     if (l4 + 18 > len) {
         f->violations++;
-        return copy;
+        return;
     }
     for (uint32_t i = l4; i + 1 < len; i += 2) {
-        sum += (uint32_t)copy[i] << 8 | copy[i + 1];
+        sum += (uint32_t)frame[i] << 8 | frame[i + 1];
     }
     if ((len - l4) & 1) {
-        sum += (uint32_t)copy[len - 1] << 8;
+        sum += (uint32_t)frame[len - 1] << 8;
     }
     while (sum >> 16) {
         sum = (sum & 0xFFFFu) + (sum >> 16);
     }
-    copy[l4 + 16] = (uint8_t)(~sum >> 8);
-    copy[l4 + 17] = (uint8_t)~sum;
+    frame[l4 + 16] = (uint8_t)(~sum >> 8);
+    frame[l4 + 17] = (uint8_t)~sum;
     f->csum_offloads++;
-    return copy;
+}
+
+/* fake_inic_tx_frame_descs: how many descriptors from head make the next frame (up to its
+ * EOP), 0 if its EOP is not among the avail handed over. */
+static unsigned fake_inic_tx_frame_descs(const struct fake_inic_tx *f, uint16_t avail)
+{
+    for (unsigned k = 0; k < avail && k < FAKE_INIC_TX_MAX_DESCS; k++) {
+        const volatile union idesc_tx *d = &f->desc[(f->head + k) % f->size];
+        if ((d->read.cmd_type_len & IDESC_TX_DTYP_MASK) != IDESC_TX_DTYP_DATA ||
+            (d->read.cmd_type_len & IDESC_TX_CMD_EOP)) {
+            return k + 1; /* its end, or a descriptor that is no part of a frame */
+        }
+    }
+    return avail < FAKE_INIC_TX_MAX_DESCS ? 0 : FAKE_INIC_TX_MAX_DESCS;
+}
+
+/* fake_inic_tx_send: gather the frame in descriptors head..head+n-1 and put it on the wire; a
+ * malformed one is a violation and sends nothing. */
+static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
+{
+    static uint8_t frame[65536];
+    uint32_t len = 0, first_olinfo = f->desc[f->head].read.olinfo_status;
+    bool ok = fake_inic_tx_opts_ok(f, first_olinfo);
+    for (unsigned k = 0; k < n && ok; k++) {
+        volatile union idesc_tx *d = &f->desc[(f->head + k) % f->size];
+        uint32_t cmd = d->read.cmd_type_len, dlen = cmd & IDESC_TX_DTALEN_MASK;
+        ok = fake_inic_tx_desc_ok(d->read.buffer_addr, cmd) && len + dlen <= sizeof(frame) &&
+             ((cmd & IDESC_TX_CMD_EOP) != 0) == (k + 1 == n);
+        if (ok) {
+            memcpy(frame + len, (const void *)(uintptr_t)d->read.buffer_addr, dlen);
+            len += dlen;
+        }
+    }
+    /* PAYLEN in the first descriptor is the whole frame (82599 §7.2.3.2.4) */
+    if (!ok || (first_olinfo & IDESC_TX_PAYLEN_MASK) >> 14 != len) {
+        f->violations++;
+        return;
+    }
+    if (first_olinfo & IDESC_TX_POPTS_TXSM) {
+        fake_inic_tx_csum(f, frame, len);
+    }
+    if (f->on_frame != NULL) {
+        f->on_frame(f->ctx, frame, (uint16_t)len);
+    }
+    f->frames++;
+    f->bytes += len;
+    f->multi_desc_frames += n > 1;
 }
 
 unsigned fake_inic_tx_process(struct fake_inic_tx *f, unsigned max)
@@ -188,35 +234,25 @@ unsigned fake_inic_tx_process(struct fake_inic_tx *f, unsigned max)
 
     while (done < max && done < avail) {
         volatile union idesc_tx *d = &f->desc[f->head];
-        uint64_t addr = d->read.buffer_addr;
-        uint32_t cmd = d->read.cmd_type_len;
-        uint32_t olinfo = d->read.olinfo_status;
-
-        if (fake_inic_tx_context(f, d)) {
-            /* taken; a context descriptor has no RS and no write-back */
-        } else if (fake_inic_tx_sane(f, addr, cmd, olinfo)) {
-            uint16_t len = (uint16_t)(cmd & IDESC_TX_DTALEN_MASK);
-            const uint8_t *frame = (const uint8_t *)(uintptr_t)addr;
-
-            if (olinfo & IDESC_TX_POPTS_TXSM) {
-                frame = fake_inic_tx_csum(f, frame, len);
+        unsigned n = 1;
+        if (!fake_inic_tx_context(f, d)) {
+            n = fake_inic_tx_frame_descs(f, (uint16_t)(avail - done));
+            if (n == 0 || done + n > max) {
+                break; /* its last descriptor is not handed over yet (or beyond max) */
             }
-            if (f->on_frame != NULL) {
-                f->on_frame(f->ctx, frame, len);
-            }
-            f->frames++;
-            f->bytes += len;
-        } else {
-            f->violations++;
+            fake_inic_tx_send(f, n);
         }
         /* Write-back only when asked (RS); the other 12 bytes are not meaningful after it. */
-        if ((cmd & IDESC_TX_CMD_RS) != 0) {
-            d->wb.reserved = FAKE_INIC_POISON64;
-            d->wb.reserved2 = FAKE_INIC_POISON32;
-            d->wb.status = IDESC_TX_STATUS_DD;
+        for (unsigned k = 0; k < n; k++) {
+            volatile union idesc_tx *w = &f->desc[f->head];
+            if ((w->read.cmd_type_len & IDESC_TX_CMD_RS) != 0) {
+                w->wb.reserved = FAKE_INIC_POISON64;
+                w->wb.reserved2 = FAKE_INIC_POISON32;
+                w->wb.status = IDESC_TX_STATUS_DD;
+            }
+            f->head = (uint16_t)((f->head + 1) % f->size);
         }
-        f->head = (uint16_t)((f->head + 1) % f->size);
-        done++;
+        done += n;
     }
     return done;
 }

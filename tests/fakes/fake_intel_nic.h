@@ -32,6 +32,9 @@ struct fake_inic_rx_opts {
 };
 
 /* One TX queue as the NIC sees it. */
+/* The most descriptors one frame may take (the 82599 allows 40 per packet, §7.2.3.3). */
+#define FAKE_INIC_TX_MAX_DESCS 40u
+
 struct fake_inic_tx {
     volatile union idesc_tx *desc;
     const volatile uint32_t *tail; /* the TDT "register" */
@@ -43,6 +46,7 @@ struct fake_inic_tx {
                           * lengths, an offload without its context) */
     uint64_t contexts;   /* context descriptors taken (slot 0 kept in ctx0) */
     uint64_t csum_offloads; /* frames whose TCP checksum the fake completed (TXSM) */
+    uint64_t multi_desc_frames; /* frames gathered from more than one descriptor */
     bool ctx0_valid;
     uint32_t ctx0_macip, ctx0_tucmd; /* context slot 0: vlan_macip_lens, type_tucmd_mlhl */
     /* Called for each transmitted frame with its bytes; may be NULL. */
@@ -76,10 +80,13 @@ void fake_inic_ipv4_status(const uint8_t *frame, uint32_t len, uint32_t ipe_bit,
 void fake_inic_tx_init(struct fake_inic_tx *f, void *desc_mem, uint16_t size,
                        const volatile uint32_t *tail);
 /*
- * fake_inic_tx_process: "transmit" up to max descriptors from head towards tail: check each is a
- * sane single-descriptor frame (DEXT, DTYP data, EOP, IFCS, DTALEN == PAYLEN, 0 < len), hand it
- * to on_frame, write back DD when RS is set, advance head. A small max models a slow NIC.
- * Returns the number processed.
+ * fake_inic_tx_process: "transmit" up to max descriptors from head towards tail: take context
+ * descriptors (slot 0 kept), gather each frame from its data descriptors up to the EOP one
+ * (DEXT, DTYP data, IFCS, 0 < DTALEN, the first's PAYLEN the whole frame, RS on the last only,
+ * TXSM only with a TCP/IPv4 context 0, whose checksum it then completes), hand it to on_frame,
+ * write back DD where RS is set, advance head; a frame whose last descriptor is not handed
+ * over (or lies beyond max) waits. A small max models a slow NIC. Returns the descriptors
+ * processed.
  */
 unsigned fake_inic_tx_process(struct fake_inic_tx *f, unsigned max);
 

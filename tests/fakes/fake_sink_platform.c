@@ -36,6 +36,7 @@ static struct fsp_tx_slot fsp_txq[FSP_TX_MAX]; /* a FIFO: [fsp_tx_head, fsp_tx_t
 static unsigned fsp_tx_head, fsp_tx_tail;
 static uint64_t fsp_tx_drop;
 static uint64_t fsp_tx_csum_completed; /* frames whose TCP checksum the fake NIC completed */
+static uint64_t fsp_tx_ext_frames;     /* frames sent in two parts (PKB_TX_EXT) */
 
 static void *fsp_alloc(size_t align, size_t bytes)
 {
@@ -178,7 +179,12 @@ unsigned fsp_tx_take(struct pkb **out, unsigned *port, unsigned max)
     while (n < max && fsp_tx_head != fsp_tx_tail) {
         struct fsp_tx_slot *s = &fsp_txq[fsp_tx_head++ % FSP_TX_MAX];
         out[n] = s->b;
-        if (s->b->tx_csum == PKB_TX_CSUM_TCP4) {
+        if (s->b->tx_flags & PKB_TX_EXT) { /* the wire gets both parts as one frame */
+            memcpy(s->b->data + s->b->len, s->b->tx.ext, s->b->tx.ext_len);
+            s->b->len = (uint16_t)(s->b->len + s->b->tx.ext_len);
+            fsp_tx_ext_frames++;
+        }
+        if (s->b->tx_flags & PKB_TX_CSUM_TCP4) {
             fsp_nic_tcp4_csum(s->b);
         }
         if (port != NULL) {
@@ -218,6 +224,11 @@ uint64_t fsp_tx_dropped(void)
 uint64_t fsp_tx_csum_done(void)
 {
     return fsp_tx_csum_completed;
+}
+
+uint64_t fsp_tx_ext_done(void)
+{
+    return fsp_tx_ext_frames;
 }
 
 void fsp_set_next_hop(enum nexthop_result result)
@@ -262,10 +273,13 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
             panic("iring_tx_burst: port%u q%u: buffer of core %u, len %u", t->port, t->core,
                   b->owner, b->len);
         }
-        if (b->tx_csum != 0 && (b->tx_csum != PKB_TX_CSUM_TCP4 ||
-                                !fsp_ports[t->port].tx_tcp4_csum || b->len < 54)) {
+        if (((b->tx_flags & PKB_TX_CSUM_TCP4) && (!fsp_ports[t->port].tx_tcp4_csum ||
+                                                  b->len < 54)) ||
+            (b->tx_flags & ~(PKB_TX_CSUM_TCP4 | PKB_TX_EXT)) ||
+            ((b->tx_flags & PKB_TX_EXT) &&
+             (b->tx.ext_len == 0 || b->len + b->tx.ext_len > PKB_DATA_BYTES))) {
             panic("iring_tx_burst: port%u: offload %u asked of a port without it (len %u)",
-                  t->port, b->tx_csum, b->len);
+                  t->port, b->tx_flags, b->len);
         }
         if (fsp_tx_tail - fsp_tx_head == FSP_TX_MAX) {
             fsp_tx_drop++;

@@ -55,6 +55,9 @@ uint64_t fsp_tx_dropped(void); /* frames the fake queue had no room for (freed) 
  * a mark sent to a port without it); fsp_tx_csum_done counts them. */
 void fsp_set_tx_csum_offload(bool on);
 uint64_t fsp_tx_csum_done(void);
+/* Frames the sink sent in two parts (PKB_TX_EXT): the fake queue joins them (as the NIC would
+ * gather its two descriptors) when the wire takes the frame (fsp_tx_take). */
+uint64_t fsp_tx_ext_done(void);
 
 /* nexthop_resolve's answer: NEXTHOP_OK (the default) resolves every address of the ports'
  * subnets to port and MAC fsp_peer_mac(ip); anything else is returned as is. */

@@ -192,3 +192,14 @@ def test_benchmark_clients(lab):
     assert i3 == {"rx_bytes": j["end"]["sum_received"]["bytes"], "tests_done": 1}, i3
     assert after["netperf"]["tests_done"] - before["netperf"]["tests_done"] == 1
     assert after["netperf"]["rx_bytes"] > before["netperf"]["rx_bytes"]
+    # -R: the appliance sends its constant payload by reference (two TX descriptors, only the
+    # headers copied) with the NIC completing each checksum; the client's TCP takes it all
+    r = ns_run(lab.nss[0], "iperf3", "-c", APPLIANCE, "-t", "3", "-R", "-J", check=False,
+               timeout=120)
+    j = json.loads(r.stdout)
+    assert r.returncode == 0 and "error" not in j, j.get("error")
+    rev = settled(lab)["sink"]
+    sent = rev["iperf3"]["tx_bytes"] - after["iperf3"]["tx_bytes"]
+    assert sent == j["end"]["sum_sent"]["bytes"] > 1_000_000, (sent, j["end"]["sum_sent"])
+    by_ref = rev["netif"]["tx_by_reference"] - after["netif"]["tx_by_reference"]
+    assert by_ref >= sent // 1460 // 2, (by_ref, sent)

@@ -48,7 +48,7 @@ struct ts_cap {
     uint8_t f[PKB_DATA_BYTES];
     unsigned port;
     uint16_t owner; /* the pool the frame's buffer came from */
-    uint16_t tx_csum; /* what the glue asked of the NIC (PKB_TX_CSUM_*) */
+    uint16_t tx_flags; /* what the glue asked of the NIC (PKB_TX_*) */
     struct sink_seg s;
 };
 
@@ -69,7 +69,7 @@ static unsigned ts_collect(void)
             memcpy(c->f, b[i]->data, b[i]->len);
             c->port = port[i];
             c->owner = b[i]->owner;
-            c->tx_csum = b[i]->tx_csum;
+            c->tx_flags = b[i]->tx_flags;
             assert_true(sink_peer_parse(c->f, b[i]->len, &c->s));
             assert_true(c->s.ip_csum_ok);
             assert_true(c->s.l4_csum_ok);
@@ -643,16 +643,22 @@ static err_t ts_tcp_hold_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
-/* ts_hold_listen: a listener on port whose connections keep what they receive (ts_tcp_held). */
-static struct tcp_pcb *ts_hold_listen(uint16_t port)
+/* ts_listen: a listener of the test's own on port, its connections set up by accept. */
+static struct tcp_pcb *ts_listen(uint16_t port, tcp_accept_fn accept)
 {
     struct tcp_pcb *l = tcp_new();
     assert_non_null(l);
     assert_int_equal(tcp_bind(l, IP_ADDR_ANY, port), ERR_OK);
     l = tcp_listen(l);
     assert_non_null(l);
-    tcp_accept(l, ts_tcp_hold_accept);
+    tcp_accept(l, accept);
     return l;
+}
+
+/* ts_hold_listen: a listener on port whose connections keep what they receive (ts_tcp_held). */
+static struct tcp_pcb *ts_hold_listen(uint16_t port)
+{
+    return ts_listen(port, ts_tcp_hold_accept);
 }
 
 /* ts_hold_release: the application takes and lets go of everything it kept. */
@@ -808,7 +814,7 @@ static unsigned ts_echo_segments(uint16_t sport, uint16_t want)
     unsigned tcp = 0;
     for (unsigned i = from; i < ts_ncaps; i++) {
         if (ts_caps[i].s.proto == SP_PROTO_TCP) {
-            assert_int_equal(ts_caps[i].tx_csum, want);
+            assert_int_equal(ts_caps[i].tx_flags, want);
             tcp++;
         }
     }
@@ -840,6 +846,106 @@ static void test_tcp_checksum_left_to_the_nic_or_summed(void **state)
     assert_int_equal(sink_netif_stats.tx_csum_offloaded, off0);
     assert_int_equal(fsp_tx_csum_done(), nic0);
     fsp_set_tx_csum_offload(true);
+    ts_assert_idle();
+}
+
+/* A server of the test's own that writes a constant buffer without copying it, as netperf's
+ * TCP_MAERTS and iperf3 -R do (tcp_write without TCP_WRITE_FLAG_COPY). */
+#define TS_REF_PORT 5999
+#define TS_REF_BYTES 3000
+static uint8_t ts_ref_data[4096];
+
+static err_t ts_ref_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    (void)arg;
+    (void)err;
+    if (p == NULL) {
+        tcp_arg(pcb, NULL);
+        tcp_recv(pcb, NULL);
+        return tcp_close(pcb);
+    }
+    tcp_recved(pcb, p->tot_len);
+    pbuf_free(p);
+    /* the client's request: the answer, not copied (lwIP sends it after this callback) */
+    assert_int_equal(tcp_write(pcb, ts_ref_data, TS_REF_BYTES, 0), ERR_OK);
+    return ERR_OK;
+}
+
+static err_t ts_ref_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    (void)arg;
+    (void)err;
+    tcp_recv(pcb, ts_ref_recv);
+    return ERR_OK;
+}
+
+/* ts_ref_stream: connect to the server, read what it sent (checked byte for byte against the
+ * constant buffer), close; returns the data segments and how many left by reference. */
+static unsigned ts_ref_stream(uint16_t sport, unsigned *by_ref)
+{
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp c;
+    unsigned from = ts_ncaps;
+    ts_connect(&c, &p, sport, TS_REF_PORT);
+    uint8_t go = 'g';
+    sink_peer_hand(&p, sink_tcp_data(&c, &go, 1));
+    ts_pass();
+    ts_tcp_feed(&c, from);
+    if (c.data_received < TS_REF_BYTES) { /* the rest once the first segments are acked */
+        unsigned more = ts_ncaps;
+        sink_peer_hand(&p, sink_tcp_ack(&c));
+        ts_pass();
+        ts_tcp_feed(&c, more);
+    }
+    assert_int_equal(c.data_received, TS_REF_BYTES);
+    unsigned segs = 0, off = 0;
+    *by_ref = 0;
+    for (unsigned i = from; i < ts_ncaps; i++) {
+        const struct sink_seg *g = &ts_caps[i].s;
+        if (g->proto != SP_PROTO_TCP || g->len == 0) {
+            continue;
+        }
+        assert_true(off + g->len <= TS_REF_BYTES);
+        assert_memory_equal(g->data, ts_ref_data + off, g->len);
+        off += g->len;
+        segs++;
+        *by_ref += (ts_caps[i].tx_flags & PKB_TX_EXT) != 0;
+    }
+    assert_int_equal(off, TS_REF_BYTES);
+    ts_close(&c);
+    ts_advance(500, 250);
+    ts_reclaim();
+    return segs;
+}
+
+/* What lwIP sends from memory registered as constant leaves by reference (the NIC reads the
+ * data where it lies: a second descriptor), the headers alone copied; the client gets every
+ * byte as it is there. A port without the checksum offload gets copies (the glue would have
+ * to read the data to sum it anyway). */
+static void test_constant_data_leaves_by_reference(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sizeof(ts_ref_data); i++) {
+        ts_ref_data[i] = (uint8_t)(i * 37 + 11);
+    }
+    sink_netif_constant(ts_ref_data, sizeof(ts_ref_data));
+    struct tcp_pcb *l = ts_listen(TS_REF_PORT, ts_ref_accept);
+
+    uint64_t ref0 = sink_netif_stats.tx_by_reference, ext0 = fsp_tx_ext_done();
+    unsigned by_ref;
+    unsigned segs = ts_ref_stream(41000, &by_ref);
+    assert_int_equal(segs, 3); /* 1460 + 1460 + 80 */
+    assert_int_equal(by_ref, segs);
+    assert_int_equal(sink_netif_stats.tx_by_reference - ref0, segs);
+    assert_int_equal(fsp_tx_ext_done() - ext0, segs);
+
+    fsp_set_tx_csum_offload(false);
+    ref0 = sink_netif_stats.tx_by_reference;
+    segs = ts_ref_stream(41001, &by_ref);
+    fsp_set_tx_csum_offload(true);
+    assert_int_equal(by_ref, 0);
+    assert_int_equal(sink_netif_stats.tx_by_reference, ref0);
+    tcp_close(l);
     ts_assert_idle();
 }
 
@@ -1117,6 +1223,7 @@ int main(void)
         cmocka_unit_test(test_lwip_holds_at_most_half_a_pool),
         cmocka_unit_test(test_tcp_echo),
         cmocka_unit_test(test_tcp_checksum_left_to_the_nic_or_summed),
+        cmocka_unit_test(test_constant_data_leaves_by_reference),
         cmocka_unit_test(test_tcp_echo_caps_what_it_queues),
         cmocka_unit_test(test_tcp_echo_window_bounds_what_it_holds),
         cmocka_unit_test(test_ooseq_past_a_small_window_dropped),
