@@ -102,8 +102,8 @@ _Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes
 /* read.olinfo_status */
 #define IDESC_TX_PAYLEN(x) (((uint32_t)(x) & 0x3FFFFUL) << 14) /* whole frame's length */
 #define IDESC_TX_PAYLEN_MASK IDESC_TX_PAYLEN(0x3FFFF)
-#define IDESC_TX_IDX(x) (((uint32_t)(x) & 0x7UL) << 4) /* the context slot the offloads use */
-#define IDESC_TX_POPTS_IXSM 0x00000100UL /* insert the IPv4 header checksum */
+/* the context slot the offloads use (data: olinfo_status; context: mss_l4len_idx) */
+#define IDESC_TX_IDX(x) (((uint32_t)(x) & 0x7UL) << 4)
 #define IDESC_TX_POPTS_TXSM 0x00000200UL /* insert the TCP/UDP checksum */
 
 /*
@@ -129,7 +129,6 @@ _Static_assert(sizeof(union idesc_tx_ctx) == 16, "advanced TX context descriptor
 #define IDESC_TXC_DTYP_CTXT IDESC_TX_DTYP(0x2) /* 0010b: advanced context descriptor */
 #define IDESC_TXC_TUCMD_IPV4 0x00000400UL      /* the L3 header is IPv4 */
 #define IDESC_TXC_TUCMD_L4T_TCP 0x00000800UL   /* L4T 01b: TCP (00b: UDP) */
-#define IDESC_TXC_IDX(x) (((uint32_t)(x) & 0x7UL) << 4)
 
 /* wb.status */
 #define IDESC_TX_STATUS_DD 0x00000001UL /* descriptor done */

@@ -776,7 +776,7 @@ int iring_tx_load_csum_context(struct iring_tx *t)
     c->seqnum_seed = 0;
     c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
                          IDESC_TXC_TUCMD_L4T_TCP;
-    c->mss_l4len_idx = IDESC_TXC_IDX(0);
+    c->mss_l4len_idx = IDESC_TX_IDX(0);
     t->sw[0] = NULL;
     t->next_to_clean = 1;
     t->next_to_use = 1;

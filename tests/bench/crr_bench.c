@@ -25,6 +25,7 @@
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "net/handoff.h"
+#include "net/inet.h"
 #include "percpu.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/hostsim/sink_peer.h"
@@ -88,27 +89,19 @@ static void cb_pass(struct cb *b, bool measured)
     fsp_clock_set_ns(fsp_clock_ns() + CB_PASS_NS);
 }
 
-static void cb_put32(uint8_t *m, unsigned off, uint32_t v)
-{
-    m[off] = (uint8_t)(v >> 24);
-    m[off + 1] = (uint8_t)(v >> 16);
-    m[off + 2] = (uint8_t)(v >> 8);
-    m[off + 3] = (uint8_t)v;
-}
-
 /* cb_crr_request: the DO_OMNI of `netperf -t TCP_CRR -l -N`: words as Debian's client sets them
  * (docs/netperf-iperf3-protocol.md, Appendix A.1, with direction 6 and the connection flag). */
 static void cb_crr_request(uint8_t *m, uint32_t transactions)
 {
     memset(m, 0, NETPERF_MSG_BYTES);
-    cb_put32(m, 0, NETPERF_MSG_DO_OMNI);
-    cb_put32(m, 28, 1);                           /* request size */
-    cb_put32(m, 52, 1);                           /* response size */
-    cb_put32(m, 56, NETPERF_FLAG_CONNECT_TEST);   /* flags */
-    cb_put32(m, 64, (uint32_t)-(int32_t)transactions); /* test_length: -N transactions */
-    cb_put32(m, 92, NETPERF_NF_INET);
-    cb_put32(m, 100, NETPERF_IPPROTO_TCP);
-    cb_put32(m, 104, NETPERF_DIR_XMIT | NETPERF_DIR_RECV);
+    inet_store_be32(m, NETPERF_MSG_DO_OMNI);
+    inet_store_be32(m + 28, 1);                           /* request size */
+    inet_store_be32(m + 52, 1);                           /* response size */
+    inet_store_be32(m + 56, NETPERF_FLAG_CONNECT_TEST);   /* flags */
+    inet_store_be32(m + 64, (uint32_t)-(int32_t)transactions); /* test_length: -N transactions */
+    inet_store_be32(m + 92, NETPERF_NF_INET);
+    inet_store_be32(m + 100, NETPERF_IPPROTO_TCP);
+    inet_store_be32(m + 104, NETPERF_DIR_XMIT | NETPERF_DIR_RECV);
 }
 
 static int cb_fail(const char *what)

@@ -30,6 +30,7 @@
 #include "apps/sink/sink.h"
 #include "apps/sink/sink_core.h"
 #include "net/handoff.h"
+#include "net/inet.h"
 #include "percpu.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/hostsim/sink_peer.h"
@@ -123,26 +124,18 @@ static void se_pass(struct se *b)
     fsp_clock_set_ns(fsp_clock_ns() + SE_PASS_NS);
 }
 
-static void se_put32(uint8_t *m, unsigned off, uint32_t v)
-{
-    m[off] = (uint8_t)(v >> 24);
-    m[off + 1] = (uint8_t)(v >> 16);
-    m[off + 2] = (uint8_t)(v >> 8);
-    m[off + 3] = (uint8_t)v;
-}
-
 /* se_maerts_request: the DO_OMNI of `netperf -t TCP_MAERTS -l -N` for `bytes` bytes, the send
  * size left to the server (-1: netserver's 16 KiB), words as Debian's client sets them
  * (docs/netperf-iperf3-protocol.md, Appendix A.1). */
 static void se_maerts_request(uint8_t *m, uint32_t bytes)
 {
     memset(m, 0, NETPERF_MSG_BYTES);
-    se_put32(m, 0, NETPERF_MSG_DO_OMNI);
-    se_put32(m, 12, UINT32_MAX);                 /* send size: the server's choice */
-    se_put32(m, 64, (uint32_t)-(int32_t)bytes);  /* test_length: -N bytes */
-    se_put32(m, 92, NETPERF_NF_INET);
-    se_put32(m, 100, NETPERF_IPPROTO_TCP);
-    se_put32(m, 104, NETPERF_DIR_XMIT);          /* the server sends */
+    inet_store_be32(m, NETPERF_MSG_DO_OMNI);
+    inet_store_be32(m + 12, UINT32_MAX);                 /* send size: the server's choice */
+    inet_store_be32(m + 64, (uint32_t)-(int32_t)bytes);  /* test_length: -N bytes */
+    inet_store_be32(m + 92, NETPERF_NF_INET);
+    inet_store_be32(m + 100, NETPERF_IPPROTO_TCP);
+    inet_store_be32(m + 104, NETPERF_DIR_XMIT);          /* the server sends */
 }
 
 static int se_fail(const char *what)

@@ -148,7 +148,7 @@ static bool fake_inic_tx_context(struct fake_inic_tx *f, volatile union idesc_tx
     if ((tucmd & IDESC_TX_DTYP_MASK) != IDESC_TXC_DTYP_CTXT || !(tucmd & IDESC_TX_CMD_DEXT)) {
         return false;
     }
-    if ((c->mss_l4len_idx & IDESC_TXC_IDX(7)) == IDESC_TXC_IDX(0)) {
+    if ((c->mss_l4len_idx & IDESC_TX_IDX(7)) == IDESC_TX_IDX(0)) {
         f->ctx0_valid = true;
         f->ctx0_macip = c->vlan_macip_lens;
         f->ctx0_tucmd = tucmd;

@@ -7,6 +7,7 @@
  */
 #include "net/iface.h"
 #include "tests/fakes/fake_sink_platform.h"
+#include "tests/hostsim/sink_peer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,22 +155,13 @@ uint64_t fsp_kicks(unsigned core)
 /* fsp_nic_tcp4_csum: what the NIC does as it sends (here: as the wire takes the frame, outside
  * the sink core's measured passes) for PKB_TX_CSUM_TCP4 with intel_ring's context 0: sum
  * the frame from the TCP header (14 + 20 bytes in) to its end onto the field, which holds the
- * pseudo-header sum, and store the complement (a plain 16-bit loop, not net/inet's). */
+ * pseudo-header sum, and store the complement (tests/hostsim/sink_peer's sum, not net/inet's). */
 static void fsp_nic_tcp4_csum(struct pkb *b)
 {
     uint8_t *l4 = b->data + 34;
-    uint32_t n = b->len - 34u, sum = 0;
-    for (uint32_t i = 0; i + 1 < n; i += 2) {
-        sum += (uint32_t)l4[i] << 8 | l4[i + 1];
-    }
-    if (n & 1) {
-        sum += (uint32_t)l4[n - 1] << 8;
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xFFFFu) + (sum >> 16);
-    }
-    l4[16] = (uint8_t)(~sum >> 8);
-    l4[17] = (uint8_t)~sum;
+    uint16_t c = sink_peer_fold(sink_peer_sum(0, l4, b->len - 34u)); /* folded, inverted */
+    l4[16] = (uint8_t)(c >> 8);
+    l4[17] = (uint8_t)c;
     fsp_tx_csum_completed++;
 }
 
