@@ -13,8 +13,8 @@
 /*
  * Sequence lock, and why it needs no fence instruction on x86-64.
  *
- * Writer (one core): seq += 1 (odd), store ip/mac/time, seq += 1 (even).
- * Reader (any core): load seq (retry while odd), load ip/mac/time, load seq again; the copy is
+ * Writer (one core): seq += 1 (odd), store key/mac/time, seq += 1 (even).
+ * Reader (any core): load seq (retry while odd), load key/mac/time, load seq again; the copy is
  * consistent only if both seq loads agree.
  *
  * x86-64 is TSO (SDM vol. 3A 8.2.2, "Memory Ordering in P6 and More Recent Processor Families"):
@@ -55,13 +55,25 @@ static void neigh_mac_unpack(uint64_t v, uint8_t mac[NEIGH_MAC_BYTES])
     }
 }
 
+static struct neigh_key neigh_entry_key(const struct neigh_entry *e)
+{
+    return (struct neigh_key){ .hi = e->key_hi, .lo = e->key_lo };
+}
+
+static bool neigh_entry_free(const struct neigh_entry *e)
+{
+    return (e->key_hi | e->key_lo) == 0;
+}
+
 /* neigh_write: replace one slot's contents under its sequence counter. Writer core only. */
-static void neigh_write(struct neigh_entry *e, uint32_t ip, uint64_t mac, uint64_t now_ns)
+static void neigh_write(struct neigh_entry *e, struct neigh_key key, uint64_t mac,
+                        uint64_t now_ns)
 {
     uint32_t seq = e->seq; /* only this core writes seq: a plain read sees its latest value */
 
     __atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELAXED); /* odd: readers will retry */
-    __atomic_store_n(&e->ip, ip, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->key_hi, key.hi, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->key_lo, key.lo, __ATOMIC_RELEASE);
     __atomic_store_n(&e->mac, mac, __ATOMIC_RELEASE);
     __atomic_store_n(&e->updated_ns, now_ns, __ATOMIC_RELEASE);
     __atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE); /* even: stable again */
@@ -76,7 +88,8 @@ static bool neigh_read(const struct neigh_entry *e, struct neigh_entry *out)
             neigh_cpu_relax();
             continue;
         }
-        out->ip = __atomic_load_n(&e->ip, __ATOMIC_ACQUIRE);
+        out->key_hi = __atomic_load_n(&e->key_hi, __ATOMIC_ACQUIRE);
+        out->key_lo = __atomic_load_n(&e->key_lo, __ATOMIC_ACQUIRE);
         out->mac = __atomic_load_n(&e->mac, __ATOMIC_ACQUIRE);
         out->updated_ns = __atomic_load_n(&e->updated_ns, __ATOMIC_ACQUIRE);
         uint32_t s1 = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
@@ -96,19 +109,19 @@ static struct neigh_entry *neigh_slot(struct neigh_table *t, uint32_t home, unsi
 /* neigh_remove: free slot i (writer core). */
 static void neigh_remove(struct neigh_table *t, unsigned i)
 {
-    neigh_write(&t->entry[i], 0, 0, 0);
+    neigh_write(&t->entry[i], (struct neigh_key){ 0, 0 }, 0, 0);
     __atomic_store_n(&t->used[i], 0, __ATOMIC_RELAXED);
     t->state[i] = NEIGH_REACHABLE;
     t->probes_sent[i] = 0;
 }
 
-/* neigh_find: ip's slot in its window, or NULL. Writer side: plain reads of its own data. */
-static struct neigh_entry *neigh_find(struct neigh_table *t, uint32_t ip)
+/* neigh_find: key's slot in its window, or NULL. Writer side: plain reads of its own data. */
+static struct neigh_entry *neigh_find(struct neigh_table *t, struct neigh_key key)
 {
-    uint32_t home = neigh_home_slot(ip);
+    uint32_t home = neigh_key_home_slot(key);
     for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
         struct neigh_entry *e = neigh_slot(t, home, i);
-        if (e->ip == ip) {
+        if (neigh_key_eq(neigh_entry_key(e), key)) {
             return e;
         }
     }
@@ -120,17 +133,18 @@ static bool neigh_used(const struct neigh_table *t, const struct neigh_entry *e)
     return __atomic_load_n(&t->used[e - t->entry], __ATOMIC_RELAXED) != 0;
 }
 
-/* neigh_victim: the first free slot of ip's window, else its least recently updated entry that
+/* neigh_victim: the first free slot of key's window, else its least recently updated entry that
  * the forwarder has not used, else (every one a next hop) its least recently updated one;
  * never a static entry (NULL if the window holds nothing else). */
-static struct neigh_entry *neigh_victim(struct neigh_table *t, uint32_t ip, bool *evicts)
+static struct neigh_entry *neigh_victim(struct neigh_table *t, struct neigh_key key,
+                                        bool *evicts)
 {
-    uint32_t home = neigh_home_slot(ip);
+    uint32_t home = neigh_key_home_slot(key);
     struct neigh_entry *oldest = NULL, *oldest_unused = NULL;
 
     for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
         struct neigh_entry *e = neigh_slot(t, home, i);
-        if (e->ip == 0) {
+        if (neigh_entry_free(e)) {
             *evicts = false;
             return e;
         }
@@ -157,26 +171,32 @@ void neigh_init(struct neigh_table *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* An address we may send unicast frames to. A router must not believe an ARP claim that a
- * neighbour's link address is broadcast or multicast (RFC 1812 section 3.3.2). */
-static bool neigh_valid(uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES])
+/* neigh_key_valid: neither :: nor the IPv4 address 0 (both mean "no address"). */
+static bool neigh_key_valid(struct neigh_key key)
 {
-    return ip != 0 && !inet_eth_is_group(mac) && !inet_eth_is_zero(mac);
+    return (key.hi | key.lo) != 0 && !neigh_key_eq(key, neigh_key_v4(0));
 }
 
-int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
-                 uint64_t now_ns)
+/* An address we may send unicast frames to. A router must not believe an ARP claim that a
+ * neighbour's link address is broadcast or multicast (RFC 1812 section 3.3.2). */
+static bool neigh_valid(struct neigh_key key, const uint8_t mac[NEIGH_MAC_BYTES])
 {
-    if (!neigh_valid(ip, mac)) {
+    return neigh_key_valid(key) && !inet_eth_is_group(mac) && !inet_eth_is_zero(mac);
+}
+
+int neigh_update_key(struct neigh_table *t, struct neigh_key key,
+                     const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns)
+{
+    if (!neigh_valid(key, mac)) {
         t->stats.rejected++;
         return WS_ERR_INVAL;
     }
-    if (neigh_refresh(t, ip, mac, now_ns)) {
+    if (neigh_refresh_key(t, key, mac, now_ns)) {
         return WS_OK;
     }
 
     bool evicts;
-    struct neigh_entry *e = neigh_victim(t, ip, &evicts);
+    struct neigh_entry *e = neigh_victim(t, key, &evicts);
     if (e == NULL) {
         t->stats.rejected++; /* every slot of its window is a static neighbour */
         return WS_ERR_NO_MEMORY;
@@ -189,17 +209,17 @@ int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC
     __atomic_store_n(&t->used[e - t->entry], 0, __ATOMIC_RELAXED); /* a new address */
     t->state[e - t->entry] = NEIGH_REACHABLE;
     t->probes_sent[e - t->entry] = 0;
-    neigh_write(e, ip, neigh_mac_pack(mac), now_ns);
+    neigh_write(e, key, neigh_mac_pack(mac), now_ns);
     return WS_OK;
 }
 
-bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
-                   uint64_t now_ns)
+bool neigh_refresh_key(struct neigh_table *t, struct neigh_key key,
+                       const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns)
 {
-    if (!neigh_valid(ip, mac)) {
+    if (!neigh_valid(key, mac)) {
         return false;
     }
-    struct neigh_entry *e = neigh_find(t, ip);
+    struct neigh_entry *e = neigh_find(t, key);
     if (e == NULL) {
         return false;
     }
@@ -213,64 +233,67 @@ bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_M
     } else {
         t->stats.mac_changed++;
     }
-    neigh_write(e, ip, m, now_ns);
+    neigh_write(e, key, m, now_ns);
     return true;
 }
 
-int neigh_add_static(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
-                     uint64_t now_ns)
+int neigh_add_static_key(struct neigh_table *t, struct neigh_key key,
+                         const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns)
 {
-    struct neigh_entry *e = neigh_find(t, ip);
+    struct neigh_entry *e = neigh_find(t, key);
     if (e != NULL) {
         if (t->state[e - t->entry] == NEIGH_STATIC) {
             return WS_ERR_INVAL;
         }
         neigh_remove(t, (unsigned)(e - t->entry)); /* learned before: the config wins */
     }
-    int err = neigh_update(t, ip, mac, now_ns);
+    int err = neigh_update_key(t, key, mac, now_ns);
     if (err != WS_OK) {
         return err;
     }
-    t->state[neigh_find(t, ip) - t->entry] = NEIGH_STATIC;
+    t->state[neigh_find(t, key) - t->entry] = NEIGH_STATIC;
     return WS_OK;
 }
 
-/* neigh_find_read: the slot holding ip and a consistent copy of it, or -1. Any core. */
-static int neigh_find_read(const struct neigh_table *t, uint32_t ip, struct neigh_entry *copy)
+/* neigh_find_read: the slot holding key and a consistent copy of it, or -1. Any core. */
+static int neigh_find_read(const struct neigh_table *t, struct neigh_key key,
+                           struct neigh_entry *copy)
 {
-    if (ip == 0) {
-        return -1; /* 0 marks free slots: never a match */
+    if ((key.hi | key.lo) == 0) {
+        return -1; /* all zero marks free slots: never a match */
     }
-    uint32_t home = neigh_home_slot(ip);
+    uint32_t home = neigh_key_home_slot(key);
     for (unsigned i = 0; i < NEIGH_PROBE_SLOTS; i++) {
         unsigned slot = (home + i) & NEIGH_SLOT_MASK;
         const struct neigh_entry *e = &t->entry[slot];
         /* Cheap filter first: only a slot that looks like ours pays for the full read. A slot
-         * being rewritten to ip right now may be missed: as if we had looked a moment earlier. */
-        if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip) {
+         * being rewritten to key right now may be missed: as if we had looked a moment earlier. */
+        if (__atomic_load_n(&e->key_lo, __ATOMIC_RELAXED) != key.lo) {
             continue;
         }
-        if (neigh_read(e, copy) && copy->ip == ip) {
+        if (neigh_read(e, copy) && neigh_key_eq(neigh_entry_key(copy), key)) {
             return (int)slot;
         }
     }
     return -1;
 }
 
-bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES])
+bool neigh_lookup_key(const struct neigh_table *t, struct neigh_key key,
+                      uint8_t mac_out[NEIGH_MAC_BYTES])
 {
     struct neigh_entry copy;
-    if (neigh_find_read(t, ip, &copy) < 0) {
+    if (neigh_find_read(t, key, &copy) < 0) {
         return false;
     }
     neigh_mac_unpack(copy.mac, mac_out);
     return true;
 }
 
-bool neigh_lookup_use(struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES])
+bool neigh_lookup_use_key(struct neigh_table *t, struct neigh_key key,
+                          uint8_t mac_out[NEIGH_MAC_BYTES])
 {
     struct neigh_entry copy;
-    int slot = neigh_find_read(t, ip, &copy);
+    int slot = neigh_find_read(t, key, &copy);
     if (slot < 0) {
         return false;
     }
@@ -285,7 +308,8 @@ size_t neigh_count(const struct neigh_table *t)
 {
     size_t n = 0;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
-        n += __atomic_load_n(&t->entry[i].ip, __ATOMIC_RELAXED) != 0;
+        n += (__atomic_load_n(&t->entry[i].key_hi, __ATOMIC_RELAXED) |
+              __atomic_load_n(&t->entry[i].key_lo, __ATOMIC_RELAXED)) != 0;
     }
     return n;
 }
@@ -334,7 +358,7 @@ static bool neigh_age_one(struct neigh_table *t, unsigned i, uint64_t now_ns,
     t->probes_sent[i]++;
     t->probe_at_ns[i] = now_ns + p->probe_interval_ns;
     t->stats.probes_sent++;
-    probe(ctx, e->ip, mac);
+    probe(ctx, neigh_entry_key(e), mac);
     return false;
 }
 
@@ -343,7 +367,7 @@ unsigned neigh_age(struct neigh_table *t, uint64_t now_ns, const struct neigh_ag
 {
     unsigned removed = 0;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
-        if (t->entry[i].ip != 0) {
+        if (!neigh_entry_free(&t->entry[i])) {
             removed += neigh_age_one(t, i, now_ns, p, probe, ctx);
         }
     }
@@ -354,7 +378,7 @@ unsigned neigh_flush(struct neigh_table *t)
 {
     unsigned removed = 0;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
-        if (t->entry[i].ip != 0 && t->state[i] != NEIGH_STATIC) {
+        if (!neigh_entry_free(&t->entry[i]) && t->state[i] != NEIGH_STATIC) {
             neigh_remove(t, i);
             removed++;
         }
@@ -374,10 +398,11 @@ size_t neigh_snapshot(const struct neigh_table *t, struct neigh_snapshot_entry *
     size_t n = 0;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES && n < max; i++) {
         struct neigh_entry copy;
-        if (!neigh_read(&t->entry[i], &copy) || copy.ip == 0) {
+        if (!neigh_read(&t->entry[i], &copy) || neigh_entry_free(&copy)) {
             continue; /* free, or changing too fast to show this instant */
         }
-        out[n].ip = copy.ip;
+        out[n].key = neigh_entry_key(&copy);
+        out[n].ip = neigh_key_is_v4(out[n].key) ? neigh_key_v4_ip(out[n].key) : 0;
         neigh_mac_unpack(copy.mac, out[n].mac);
         out[n].updated_ns = copy.updated_ns;
         out[n].state = t->state[i];

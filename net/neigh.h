@@ -1,5 +1,7 @@
 /*
- * net/neigh.h: the IPv4 -> Ethernet neighbour table (what ARP, RFC 826, learned). Fixed size, no
+ * net/neigh.h: the IP -> Ethernet neighbour table: what ARP (RFC 826) learned for IPv4, or
+ * neighbour discovery (RFC 4861) for IPv6 (each has a table of its own; an IPv4 address is kept
+ * as its IPv4-mapped IPv6 address, ::ffff:a.b.c.d, so one key type serves both). Fixed size, no
  * allocation. One writer core (the core that receives ARP: non-IP frames all land on RX queue
  * 0, i.e. core 0) and lock-free readers on every core, through a sequence counter per entry.
  *
@@ -29,12 +31,60 @@
 
 #define NEIGH_MAC_BYTES 6
 
+/* An address: the IPv6 address's two halves, each loaded big-endian (hi: bytes 0..7). All zero
+ * marks a free slot (:: is never a neighbour). */
+struct neigh_key {
+    uint64_t hi, lo;
+};
+
+#define NEIGH_KEY_V4_MAPPED 0x0000ffff00000000ull /* lo of ::ffff:a.b.c.d, less the address */
+
+/* neigh_key_v4: IPv4 address ip (host order) as a key. */
+static inline struct neigh_key neigh_key_v4(uint32_t ip)
+{
+    return (struct neigh_key){ .hi = 0, .lo = NEIGH_KEY_V4_MAPPED | ip };
+}
+
+/* neigh_key_v6: the IPv6 address at a (16 bytes, network order) as a key. */
+static inline struct neigh_key neigh_key_v6(const uint8_t *a)
+{
+    uint64_t hi, lo;
+    __builtin_memcpy(&hi, a, 8);
+    __builtin_memcpy(&lo, a + 8, 8);
+    return (struct neigh_key){ .hi = __builtin_bswap64(hi), .lo = __builtin_bswap64(lo) };
+}
+
+/* neigh_key_bytes: the key as an IPv6 address (network order) into a. */
+static inline void neigh_key_bytes(struct neigh_key k, uint8_t *a)
+{
+    uint64_t hi = __builtin_bswap64(k.hi), lo = __builtin_bswap64(k.lo);
+    __builtin_memcpy(a, &hi, 8);
+    __builtin_memcpy(a + 8, &lo, 8);
+}
+
+static inline bool neigh_key_is_v4(struct neigh_key k)
+{
+    return k.hi == 0 && (k.lo >> 32) == 0xffffu;
+}
+
+/* neigh_key_v4_ip: the IPv4 address of a key for which neigh_key_is_v4 holds. */
+static inline uint32_t neigh_key_v4_ip(struct neigh_key k)
+{
+    return (uint32_t)k.lo;
+}
+
+static inline bool neigh_key_eq(struct neigh_key a, struct neigh_key b)
+{
+    return ((a.hi ^ b.hi) | (a.lo ^ b.lo)) == 0;
+}
+
 /* One slot. seq is even when stable, odd while the writer is changing the slot. */
 struct neigh_entry {
     uint32_t seq;
-    uint32_t ip;         /* host byte order; 0 = free slot */
-    uint64_t mac;        /* 48-bit MAC, first byte on the wire in bits 47..40 */
-    uint64_t updated_ns; /* time of the last neigh_update for this address */
+    uint32_t pad;
+    uint64_t key_hi, key_lo; /* struct neigh_key, as two atomics; both 0 = free slot */
+    uint64_t mac;            /* 48-bit MAC, first byte on the wire in bits 47..40 */
+    uint64_t updated_ns;     /* time of the last neigh_update for this address */
 };
 
 /* Writer-side counters. */
@@ -74,8 +124,9 @@ struct neigh_age_params {
     uint32_t probes;
 };
 
-/* Asked by neigh_age: send a unicast ARP request for ip to mac. */
-typedef void (*neigh_probe_fn)(void *ctx, uint32_t ip, const uint8_t mac[6]);
+/* Asked by neigh_age: send a unicast probe (ARP request, or neighbour solicitation) for the
+ * address to mac. */
+typedef void (*neigh_probe_fn)(void *ctx, struct neigh_key key, const uint8_t mac[6]);
 
 struct neigh_table {
     /* written by the writer core under each entry's seq; read by every core */
@@ -95,7 +146,8 @@ struct neigh_table {
 
 /* One row of a snapshot (console `arp`). */
 struct neigh_snapshot_entry {
-    uint32_t ip; /* host byte order */
+    struct neigh_key key;
+    uint32_t ip; /* an IPv4 key's address, host byte order; 0 for IPv6 */
     uint8_t mac[NEIGH_MAC_BYTES];
     uint64_t updated_ns;
     uint8_t state; /* enum neigh_state (as of the writer's last neigh_age) */
@@ -108,34 +160,76 @@ static inline uint32_t neigh_home_slot(uint32_t ip)
     return (ip * 0x9e3779b1u) >> (32 - NEIGH_TABLE_BITS);
 }
 
+/* neigh_key_home_slot: a key's home slot: its 32-bit halves XORed (the IPv4-mapped marker
+ * cancelled, so an IPv4 key's slot is neigh_home_slot of its address), then hashed alike. */
+static inline uint32_t neigh_key_home_slot(struct neigh_key k)
+{
+    uint64_t x = k.hi ^ (k.lo ^ NEIGH_KEY_V4_MAPPED);
+    return neigh_home_slot((uint32_t)x ^ (uint32_t)(x >> 32));
+}
+
 /* neigh_init: empty the table. Init time, before any reader runs. */
 void neigh_init(struct neigh_table *t);
 
-/* neigh_update: learn or refresh ip -> mac at time now_ns. Returns 0, or WS_ERR_INVAL for
- * ip 0 or a MAC that is zero or a group address (nothing a unicast frame may be sent to).
- * Writer core only. */
-int neigh_update(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
-                 uint64_t now_ns);
+/* neigh_update_key: learn or refresh key -> mac at time now_ns. Returns 0, or WS_ERR_INVAL for
+ * address 0 (or ::) or a MAC that is zero or a group address (nothing a unicast frame may be
+ * sent to). Writer core only. */
+int neigh_update_key(struct neigh_table *t, struct neigh_key key,
+                     const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns);
 
-/* neigh_add_static: ip is at mac, whatever ARP says later: an entry that never ages, is never
- * replaced and that neigh_update / neigh_refresh leave as it is (counting a different MAC in
- * static_kept). WS_ERR_INVAL for an unusable address or MAC, or ip already static. Boot. */
-int neigh_add_static(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
-                     uint64_t now_ns);
+/* neigh_add_static_key: key is at mac, whatever ARP or ND says later: an entry that never ages,
+ * is never replaced and that neigh_update / neigh_refresh leave as it is (counting a different
+ * MAC in static_kept). WS_ERR_INVAL for an unusable address or MAC, or key already static. Boot. */
+int neigh_add_static_key(struct neigh_table *t, struct neigh_key key,
+                         const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns);
 
-/* neigh_refresh: like neigh_update but only if ip is already known (RFC 826's "merge" step for
- * ARP packets not addressed to us). Returns true if an entry was updated. Writer core only. */
-bool neigh_refresh(struct neigh_table *t, uint32_t ip, const uint8_t mac[NEIGH_MAC_BYTES],
-                   uint64_t now_ns);
+/* neigh_refresh_key: like neigh_update_key but only if key is already known (RFC 826's "merge"
+ * step for ARP packets not addressed to us; RFC 4861 7.2.5 for an unsolicited advertisement).
+ * Returns true if an entry was updated. Writer core only. */
+bool neigh_refresh_key(struct neigh_table *t, struct neigh_key key,
+                       const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns);
 
-/* neigh_lookup: the MAC for ip, into mac_out. Returns false if unknown (or, rarely, if the
+/* neigh_lookup_key: the MAC for key, into mac_out. Returns false if unknown (or, rarely, if the
  * entry kept changing under the reader NEIGH_READ_RETRIES times). Any core, lock-free, no
  * writes to shared memory. */
-bool neigh_lookup(const struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES]);
+bool neigh_lookup_key(const struct neigh_table *t, struct neigh_key key,
+                      uint8_t mac_out[NEIGH_MAC_BYTES]);
 
-/* neigh_lookup_use: neigh_lookup, and mark the entry used (a next hop): a full window then
- * gives up its unused entries first. The forwarder's lookup. Any core. */
-bool neigh_lookup_use(struct neigh_table *t, uint32_t ip, uint8_t mac_out[NEIGH_MAC_BYTES]);
+/* neigh_lookup_use_key: neigh_lookup_key, and mark the entry used (a next hop): a full window
+ * then gives up its unused entries first. The forwarder's lookup. Any core. */
+bool neigh_lookup_use_key(struct neigh_table *t, struct neigh_key key,
+                          uint8_t mac_out[NEIGH_MAC_BYTES]);
+
+/* The same for an IPv4 address ip (host byte order). */
+static inline int neigh_update(struct neigh_table *t, uint32_t ip,
+                               const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns)
+{
+    return neigh_update_key(t, neigh_key_v4(ip), mac, now_ns);
+}
+
+static inline int neigh_add_static(struct neigh_table *t, uint32_t ip,
+                                   const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns)
+{
+    return neigh_add_static_key(t, neigh_key_v4(ip), mac, now_ns);
+}
+
+static inline bool neigh_refresh(struct neigh_table *t, uint32_t ip,
+                                 const uint8_t mac[NEIGH_MAC_BYTES], uint64_t now_ns)
+{
+    return neigh_refresh_key(t, neigh_key_v4(ip), mac, now_ns);
+}
+
+static inline bool neigh_lookup(const struct neigh_table *t, uint32_t ip,
+                                uint8_t mac_out[NEIGH_MAC_BYTES])
+{
+    return neigh_lookup_key(t, neigh_key_v4(ip), mac_out);
+}
+
+static inline bool neigh_lookup_use(struct neigh_table *t, uint32_t ip,
+                                    uint8_t mac_out[NEIGH_MAC_BYTES])
+{
+    return neigh_lookup_use_key(t, neigh_key_v4(ip), mac_out);
+}
 
 /* neigh_count: occupied slots (a snapshot; any core). */
 size_t neigh_count(const struct neigh_table *t);

@@ -266,9 +266,10 @@ bool nexthop_neighbour_known(uint32_t dst)
 /* --- neighbour aging (core 0: the neighbour table's writer) ---------------------------------- */
 
 /* nexthop_probe: neigh_age's unicast probe, out of the interface whose subnet holds ip. */
-static void nexthop_probe(void *ctx, uint32_t ip, const uint8_t mac[6])
+static void nexthop_probe(void *ctx, struct neigh_key key, const uint8_t mac[6])
 {
     (void)ctx;
+    uint32_t ip = neigh_key_v4_ip(key); /* this table holds IPv4 addresses only */
     const struct nexthop *hop = nexthop_forward_hop(ip);
     if (hop != NULL && hop->gateway == 0 && hop->port->link_up && nic_queue_usable(hop->port, 0)) {
         nexthop_arp_send(0, hop->ifc, ip, mac);

@@ -125,11 +125,12 @@ struct probe_log {
     uint8_t mac[16][6];
 };
 
-static void log_probe(void *ctx, uint32_t ip, const uint8_t mac[6])
+static void log_probe(void *ctx, struct neigh_key key, const uint8_t mac[6])
 {
     struct probe_log *l = ctx;
+    assert_true(neigh_key_is_v4(key));
     if (l->n < 16) {
-        l->ip[l->n] = ip;
+        l->ip[l->n] = neigh_key_v4_ip(key);
         memcpy(l->mac[l->n], mac, 6);
     }
     l->n++;
@@ -438,7 +439,7 @@ static void test_seqlock_odd_is_not_read(void **state)
 
     struct neigh_entry *e = NULL;
     for (unsigned i = 0; i < NEIGH_TABLE_ENTRIES; i++) {
-        if (tbl.entry[i].ip == ip) {
+        if (tbl.entry[i].key_lo == neigh_key_v4(ip).lo) {
             e = &tbl.entry[i];
         }
     }
@@ -531,6 +532,42 @@ static void test_seqlock_stress(void **state)
     print_message("seqlock stress: %lu consistent reads\n", s.hits);
 }
 
+/* IPv6 keys: learned and found by all 16 bytes; an IPv4 key and an IPv6 key sharing their low
+ * 32 bits are different entries; an IPv4 key's home slot is the IPv4 hash of its address. */
+static void test_ipv6_keys(void **state)
+{
+    (void)state;
+    uint8_t a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 }, b[16], out[6];
+    memcpy(b, a, 16);
+    b[7] = 1; /* differs only in the upper half */
+    const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 0xa }, mac_b[6] = { 2, 0, 0, 0, 0, 0xb };
+    assert_int_equal(neigh_update_key(&tbl, neigh_key_v6(a), mac_a, 1), 0);
+    assert_false(neigh_lookup_key(&tbl, neigh_key_v6(b), out));
+    assert_int_equal(neigh_update_key(&tbl, neigh_key_v6(b), mac_b, 2), 0);
+    assert_true(neigh_lookup_key(&tbl, neigh_key_v6(a), out));
+    assert_memory_equal(out, mac_a, 6);
+    assert_true(neigh_lookup_use_key(&tbl, neigh_key_v6(b), out));
+    assert_memory_equal(out, mac_b, 6);
+    assert_false(neigh_lookup(&tbl, 2, out)); /* 0.0.0.2 is not 2001:db8::2 */
+
+    uint8_t back[16];
+    neigh_key_bytes(neigh_key_v6(a), back);
+    assert_memory_equal(back, a, 16);
+    assert_false(neigh_key_is_v4(neigh_key_v6(a)));
+    assert_true(neigh_key_is_v4(neigh_key_v4(0xc0000201u)));
+    assert_int_equal(neigh_key_home_slot(neigh_key_v4(0xc0000201u)), neigh_home_slot(0xc0000201u));
+
+    static const uint8_t zero[16];
+    assert_int_equal(neigh_update_key(&tbl, neigh_key_v6(zero), mac_a, 3), WS_ERR_INVAL);
+    struct neigh_snapshot_entry snap[NEIGH_TABLE_ENTRIES];
+    size_t n = neigh_snapshot(&tbl, snap, NEIGH_TABLE_ENTRIES);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(snap[i].ip, 0); /* not IPv4 */
+        assert_false(neigh_key_is_v4(snap[i].key));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +585,7 @@ int main(void)
         cmocka_unit_test_setup(test_snapshot, setup),
         cmocka_unit_test_setup(test_seqlock_odd_is_not_read, setup),
         cmocka_unit_test_setup(test_seqlock_stress, setup),
+        cmocka_unit_test_setup(test_ipv6_keys, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
