@@ -11,6 +11,7 @@
 
 /* The count emitted next to the route row's initializer (whose name is that row's macro). */
 #define CONF_NROUTES_MACRO "CONFIG_NROUTES"
+#define CONF_NROUTES6_MACRO "CONFIG_NROUTES6"
 #define CONF_NNEIGHS_MACRO "CONFIG_NSTATIC_NEIGHS"
 #define CONF_NVLANS_MACRO "CONFIG_NVLANS"
 
@@ -74,17 +75,43 @@ static void conf_put_mac(FILE *f, const uint8_t *mac)
     }
 }
 
+/*
+ * Print 16 bytes as a C initializer in two rows of 8: { 0x20, 0x01, ..., \ then, on the next
+ * line, the other 8 under the first ones and " }". col: the column of the '{' (so a 16-byte
+ * array fits in 100 columns wherever it starts).
+ */
+static void conf_put_ipv6_bytes(FILE *f, const uint8_t *a, int col)
+{
+    fputs("{ ", f);
+    for (size_t i = 0; i < CONF_IPV6_BYTES; i++) {
+        fprintf(f, "0x%02x", a[i]);
+        if (i == CONF_IPV6_BYTES / 2 - 1) {
+            fprintf(f, ", \\\n%*s", col + 2, "");
+        } else if (i + 1 < CONF_IPV6_BYTES) {
+            fputs(", ", f);
+        }
+    }
+    fputs(" }", f);
+}
+
 /* Print the macros of one key whose type has more than one (or another shape than a number). */
 static void conf_put_define_special(FILE *f, const struct conf_key *k,
                                     const struct conf_value *val)
 {
     char name[CONF_MSG_BYTES];
+    int col;
 
     switch (k->type) {
     case CONF_IPV4_PREFIX:
         fprintf(f, "#define %s_HAS_ADDRESS %d\n", k->macro, val->present ? 1 : 0);
         fprintf(f, "#define %s_IP 0x%08" PRIx32 "u\n", k->macro, val->ip);
         fprintf(f, "#define %s_PREFIX %u\n\n", k->macro, val->prefix);
+        break;
+    case CONF_IPV6_PREFIX:
+        fprintf(f, "#define %s_HAS_ADDRESS6 %d\n", k->macro, val->present ? 1 : 0);
+        col = fprintf(f, "#define %s_ADDRESS6 ", k->macro);
+        conf_put_ipv6_bytes(f, val->ip6, col < 0 ? 0 : col);
+        fprintf(f, "\n#define %s_PREFIX6 %u\n\n", k->macro, val->prefix);
         break;
     case CONF_MAC:
         fprintf(f, "#define %s_HAS_MAC %d\n", k->macro, val->present ? 1 : 0);
@@ -164,8 +191,9 @@ static const char *conf_iface_name(const struct conf_values *v, unsigned iface, 
 
 /*
  * Print CONF_NROUTES_MACRO and the route row's initializer: { prefix, len, gateway, iface } per
- * route in file order (iface: a port 0..3, or 4 + j for the j-th vlan line), any struct with those members first taking it. An empty initializer is
- * not C (before C23), so no routes gives one all-zero placeholder entry: loop to the count.
+ * route in file order (iface: a port 0..3, or 4 + j for the j-th vlan line), any struct with
+ * those members first taking it. An empty initializer is not C (before C23), so no routes gives
+ * one all-zero placeholder entry: loop to the count.
  */
 static void conf_put_routes(FILE *f, const struct conf_key *k, const struct conf_values *v)
 {
@@ -203,6 +231,76 @@ static void conf_put_routes(FILE *f, const struct conf_key *k, const struct conf
 
         fprintf(f, "    %s{ 0x%08" PRIx32 "u, %u, 0x%08" PRIx32 "u, %u }%s\n", i == 0 ? "{ " : "  ",
                 r->prefix, r->len, r->gateway, r->iface, i + 1 < n ? ", \\" : " }");
+    }
+    fputs("\n", f);
+}
+
+/* conf_put_route6: one CONFIG_ROUTES6 entry, { { prefix }, len, has_gateway, { gateway }, iface },
+ * over four lines; first: the initializer's first entry, last: its last. */
+static void conf_put_route6(FILE *f, const struct conf_route6 *r, bool first, bool last)
+{
+    fprintf(f, "    %s{ ", first ? "{ " : "  ");
+    conf_put_ipv6_bytes(f, r->prefix, 8);
+    fprintf(f, ", %u, %d, \\\n        ", r->len, r->via ? 1 : 0);
+    conf_put_ipv6_bytes(f, r->gateway, 8);
+    fprintf(f, ", %u }%s\n", r->iface, last ? " }" : ", \\");
+}
+
+/* conf_put_route6_comment: the comment line naming one route6, split before " via " if it would
+ * not fit in 100 columns (two long addresses). */
+static void conf_put_route6_comment(FILE *f, const struct conf_route6 *r)
+{
+    char route[CONF_ROUTE6_STR_BYTES];
+    char line[CONF_ROUTE6_STR_BYTES + 64];
+    const char *via;
+
+    snprintf(line, sizeof(line), " *   line %u: %s", r->line, conf_route6_str(r, route));
+    if (r->via && !r->dev) {
+        conf_append(line, sizeof(line), " (port%u)", r->iface);
+    }
+    via = strstr(line, " via ");
+    if (strlen(line) + 3 > 100 && via != NULL) { /* + 3: a closing " * /" may follow */
+        fprintf(f, "\n%.*s\n *     %s", (int)(via - line), line, via + 1);
+    } else {
+        fprintf(f, "\n%s", line);
+    }
+}
+
+/*
+ * Print CONFIG_NROUTES6 and the route6 row's initializer: one conf_put_route6 entry per line in
+ * file order (iface: the egress port), for a struct { uint8_t prefix[16]; uint8_t len; uint8_t
+ * has_gateway; uint8_t gateway[16]; uint8_t iface; }. No lines gives one all-zero placeholder
+ * entry, as for routes.
+ */
+static void conf_put_routes6(FILE *f, const struct conf_key *k, const struct conf_values *v)
+{
+    static const struct conf_route6 zero;
+    char origin[CONF_DOC_MAX_BYTES + 64] = "";
+    unsigned n = v->nroutes6;
+
+    if (n == 0) {
+        conf_append(origin, sizeof(origin), "%s: no lines. %s", k->name, k->doc);
+    } else {
+        conf_append(origin, sizeof(origin), "%s: %u line%s. %s", k->name, n, n == 1 ? "" : "s",
+                    k->doc);
+    }
+    conf_put_comment(f, origin);
+    fprintf(f, "#define %s %u\n", CONF_NROUTES6_MACRO, n);
+    if (n == 0) {
+        fputs("/* No IPv6 routes: one all-zero placeholder entry, as an initializer may not be "
+              "empty; loop\n * to " CONF_NROUTES6_MACRO ", never to the array's size. */\n", f);
+        fprintf(f, "#define %s \\\n", k->macro);
+        conf_put_route6(f, &zero, true, true);
+        fputs("\n", f);
+        return;
+    }
+    fputs("/* { { prefix }, len, has_gateway, { gateway }, iface } per route6, in file order:", f);
+    for (unsigned i = 0; i < n; i++) {
+        conf_put_route6_comment(f, &v->routes6[i]);
+    }
+    fprintf(f, " */\n#define %s \\\n", k->macro);
+    for (unsigned i = 0; i < n; i++) {
+        conf_put_route6(f, &v->routes6[i], i == 0, i + 1 == n);
     }
     fputs("\n", f);
 }
@@ -308,6 +406,33 @@ static void conf_put_port_addresses(FILE *f, const struct conf_values *v)
 }
 
 /*
+ * Print CONFIG_PORT_ADDRESSES6: the portN.address6 keys again as one initializer of
+ * { has_address6, { 16 bytes }, prefix6 } per port, port0 first, like CONFIG_PORT_ADDRESSES.
+ */
+static void conf_put_port_addresses6(FILE *f, const struct conf_values *v)
+{
+    conf_put_comment(f, "Every port's IPv6 address as { has_address6, { 16 bytes }, prefix6 }, "
+                        "port0 first: the CONFIG_PORTn_HAS_ADDRESS6, _ADDRESS6 and _PREFIX6 "
+                        "values above, for loops.");
+    fputs("#define CONFIG_PORT_ADDRESSES6 \\\n", f);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+        const struct conf_value *a;
+
+        snprintf(key, sizeof(key), "port%u.address6", n);
+        a = conf_get(v, key);
+        if (a == NULL) {
+            fprintf(f, "#error \"no key %s in conf_keys[]\"\n", key);
+            return;
+        }
+        fprintf(f, "    %s{ %d, ", n == 0 ? "{ " : "  ", a->present ? 1 : 0);
+        conf_put_ipv6_bytes(f, a->ip6, 11);
+        fprintf(f, ", %u }%s\n", a->prefix, n + 1 < CONF_PORT_COUNT ? ", \\" : " }");
+    }
+    fputs("\n", f);
+}
+
+/*
  * Print CONFIG_PORT_NEXT_HOP_MACS: the next-hop MAC keys again as one initializer of
  * { has_mac, { 6 bytes } } per port, port0 first, for loops like CONFIG_PORT_ADDRESSES.
  */
@@ -390,6 +515,8 @@ int conf_emit_header(const struct conf_values *v, FILE *f)
     for (size_t i = 0; i < conf_key_count; i++) {
         if (conf_keys[i].type == CONF_ROUTE) {
             conf_put_routes(f, &conf_keys[i], v);
+        } else if (conf_keys[i].type == CONF_ROUTE6) {
+            conf_put_routes6(f, &conf_keys[i], v);
         } else if (conf_keys[i].type == CONF_NEIGH) {
             conf_put_neighs(f, &conf_keys[i], v);
         } else if (conf_keys[i].type == CONF_VLAN) {
@@ -399,6 +526,7 @@ int conf_emit_header(const struct conf_values *v, FILE *f)
         }
     }
     conf_put_port_addresses(f, v);
+    conf_put_port_addresses6(f, v);
     conf_put_buffer_size(f, v);
     conf_put_next_hop_macs(f, v);
     conf_put_port_pcis(f, v);
@@ -458,6 +586,17 @@ static void conf_doc_values(char *buf, size_t size, const struct conf_key *k)
                     "224/4 or 240/4, not the network or broadcast address of its subnet, and no "
                     "two ports' subnets may overlap", k->min, k->max);
         break;
+    case CONF_IPV6_PREFIX:
+        conf_append(buf, size, "`x:x::x/len` (RFC 4291 2.2), len %" PRId64 "..%" PRId64 "; "
+                    "global or unique-local unicast: not multicast, link-local, unspecified, "
+                    "loopback or IPv4-mapped, below /127 not the subnet-router anycast address "
+                    "(host bits zero), and no two ports' prefixes may overlap", k->min, k->max);
+        break;
+    case CONF_ROUTE6:
+        conf_append(buf, size, "`P/len via G`, `P/len via fe80::X dev portN` or `P/len dev "
+                    "portN`, len %" PRId64 "..%" PRId64 ", no host bits set; at most %d lines "
+                    "(see IPv6)", k->min, k->max, CONF_MAX_ROUTES6);
+        break;
     case CONF_MAC:
         conf_append(buf, size, "`aa:bb:cc:dd:ee:ff`: six two-digit hex octets, any case; not "
                     "all-zero, multicast or broadcast");
@@ -496,6 +635,11 @@ static void conf_doc_macros(char *buf, size_t size, const struct conf_key *k)
     if (k->type == CONF_IPV4_PREFIX) {
         conf_append(buf, size, "`%s_HAS_ADDRESS`, `%s_IP`, `%s_PREFIX`", k->macro, k->macro,
                     k->macro);
+    } else if (k->type == CONF_IPV6_PREFIX) {
+        conf_append(buf, size, "`%s_HAS_ADDRESS6`, `%s_ADDRESS6`, `%s_PREFIX6`", k->macro,
+                    k->macro, k->macro);
+    } else if (k->type == CONF_ROUTE6) {
+        conf_append(buf, size, "`%s`, `%s`", CONF_NROUTES6_MACRO, k->macro);
     } else if (k->type == CONF_MAC) {
         conf_append(buf, size, "`%s_HAS_MAC`, `%s_MAC`", k->macro, k->macro);
     } else if (k->type == CONF_PCI_ADDR) {

@@ -23,6 +23,24 @@
     }
 
 /*
+ * One port's IPv6 address key: portN.address6 -> CONFIG_PORTN_HAS_ADDRESS6, _ADDRESS6 and
+ * _PREFIX6 (the macro prefix is portN.address's: the suffixes differ). Prefixes shorter than /16
+ * are refused as typos: no site gets one. /127 (RFC 6164) and /128 are allowed.
+ */
+#define CONF_PORT_ADDRESS6_KEY(n)                                                                  \
+    {                                                                                              \
+        .name = "port" #n ".address6",                                                             \
+        .type = CONF_IPV6_PREFIX,                                                                  \
+        .no_default = true,                                                                        \
+        .min = 16,                                                                                 \
+        .max = 128,                                                                                \
+        .macro = "CONFIG_PORT" #n,                                                                 \
+        .doc = "Router mode: global or unique-local IPv6 address and prefix length of port " #n   \
+               ", e.g. 2001:db8:1" #n "::1/64; its link-local address comes from its MAC. Unset: " \
+               "the port has no IPv6.",                                                            \
+    }
+
+/*
  * One port's next-hop MAC key: portN.next_hop_mac -> CONFIG_PORTN_NEXT_HOP_HAS_MAC and
  * CONFIG_PORTN_NEXT_HOP_MAC. Only wire mode with wire.rewrite_mac = yes uses it.
  */
@@ -156,6 +174,11 @@ const struct conf_key conf_keys[] = {
     CONF_PORT_ADDRESS_KEY(1),
     CONF_PORT_ADDRESS_KEY(2),
     CONF_PORT_ADDRESS_KEY(3),
+    /* CONF_PORT_COUNT of them, in port order: CONFIG_PORT_ADDRESSES6 is built from these. */
+    CONF_PORT_ADDRESS6_KEY(0),
+    CONF_PORT_ADDRESS6_KEY(1),
+    CONF_PORT_ADDRESS6_KEY(2),
+    CONF_PORT_ADDRESS6_KEY(3),
     CONF_PORT_MTU_KEY(0),
     CONF_PORT_MTU_KEY(1),
     CONF_PORT_MTU_KEY(2),
@@ -167,10 +190,10 @@ const struct conf_key conf_keys[] = {
         .one_hot = true,
         .choices = { { "router", 0 }, { "wire", 1 } },
         .macro = "CONFIG_MODE",
-        .doc = "router: forward IPv4 between ports by longest-prefix match over the ports' own "
-               "subnets and the route lines. wire: a bump in the wire, every frame received on a "
-               "port of wire.pairs leaves through its peer; port addresses, routes and router.* "
-               "are then unused.",
+        .doc = "router: forward IPv4 and IPv6 between ports by longest-prefix match over the "
+               "ports' own subnets (prefixes) and the route (route6) lines. wire: a bump in the "
+               "wire, every frame received on a port of wire.pairs leaves through its peer; port "
+               "addresses (address6), routes (route6) and router.* are then unused.",
     },
     {
         .name = "route",
@@ -184,6 +207,19 @@ const struct conf_key conf_keys[] = {
                "VLAN) whose subnet holds the gateway is the egress. `prefix/len dev portN` or "
                "`dev portN.VID`: destinations are on that link. Interfaces' own subnets need no "
                "route line. Longest prefix wins.",
+    },
+    {
+        .name = "route6",
+        .type = CONF_ROUTE6,
+        .no_default = true,
+        .repeatable = true,
+        .min = 0,
+        .max = 128,
+        .macro = "CONFIG_ROUTES6",
+        .doc = "Router mode: a static IPv6 route, one per line. `prefix/len via gateway`: the "
+               "port whose address6 prefix holds the gateway is the egress. `prefix/len via "
+               "fe80::X dev portN`: a link-local gateway on port N. `prefix/len dev portN`: "
+               "destinations are on port N's link. Ports only (no VLANs); longest prefix wins.",
     },
     {
         .name = "router.icmp_errors_per_sec",

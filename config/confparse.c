@@ -1,6 +1,7 @@
 /* config/confparse.c: reading a configuration file: lines, keys, duplicates, defaults and the
- * checks between keys (port subnets, routes against them, wire mode's next-hop MACs). Single
- * values are checked in confvalue.c. Host code: runs at build time inside genconfig and tests. */
+ * checks between keys (port subnets and IPv6 prefixes, routes and route6 against them, wire
+ * mode's next-hop MACs). Single values are checked in confvalue.c. Host code: runs at build
+ * time inside genconfig and tests. */
 #include "confpriv.h"
 
 #include <limits.h>
@@ -90,6 +91,7 @@ static void conf_store(struct conf_value *val, const char *text, const struct co
     val->num = res->num;
     val->ip = res->ip;
     val->prefix = res->prefix;
+    memcpy(val->ip6, res->ip6, sizeof(val->ip6));
     memcpy(val->mac, res->mac, sizeof(val->mac));
     memcpy(val->peer, res->peer, sizeof(val->peer));
     snprintf(val->text, sizeof(val->text), "%s", text);
@@ -158,6 +160,40 @@ static bool conf_check_subnets(struct conf_parser *p, unsigned line, size_t i,
     return conf_check_vlan_subnets(p, line, conf_keys[i].name, res->ip, res->prefix, -1);
 }
 
+/*
+ * conf_check_prefixes6: the prefix of a new CONF_IPV6_PREFIX value (key i, from line) must not
+ * overlap that of another port's address6 already set, as conf_check_subnets for IPv4: the
+ * firmware's on-link route to it would be ambiguous. The error lands on the later line.
+ */
+static bool conf_check_prefixes6(struct conf_parser *p, unsigned line, size_t i,
+                                 const struct conf_value *res)
+{
+    for (size_t j = 0; j < conf_key_count; j++) {
+        const struct conf_value *o = &p->out->val[j];
+        unsigned common = res->prefix < o->prefix ? res->prefix : o->prefix;
+        uint8_t net[CONF_IPV6_BYTES], onet[CONF_IPV6_BYTES];
+        char a[CONF_IPV6_STR_BYTES], b[CONF_IPV6_STR_BYTES];
+
+        if (j == i || conf_keys[j].type != CONF_IPV6_PREFIX || !o->present ||
+            !conf_ipv6_same_prefix(res->ip6, o->ip6, common)) {
+            continue;
+        }
+        conf_ipv6_prefix_of(net, res->ip6, res->prefix);
+        conf_ipv6_prefix_of(onet, o->ip6, o->prefix);
+        if (res->prefix == o->prefix) {
+            conf_error_add(p, line, "%s: %s/%u is in the same prefix %s/%u as %s (line %u)",
+                           conf_keys[i].name, conf_ipv6_str(res->ip6, a), res->prefix,
+                           conf_ipv6_str(onet, b), o->prefix, conf_keys[j].name, o->line);
+        } else {
+            conf_error_add(p, line, "%s: prefix %s/%u overlaps prefix %s/%u of %s (line %u)",
+                           conf_keys[i].name, conf_ipv6_str(net, a), res->prefix,
+                           conf_ipv6_str(onet, b), o->prefix, conf_keys[j].name, o->line);
+        }
+        return false;
+    }
+    return true;
+}
+
 /* conf_check_pci_unique: no two ports may name one PCI function (the later line is wrong). */
 static bool conf_check_pci_unique(struct conf_parser *p, unsigned line, size_t i,
                                   const struct conf_value *res)
@@ -201,6 +237,40 @@ static void conf_add_route(struct conf_parser *p, unsigned line, size_t i, const
     }
     r.line = line;
     v->routes[v->nroutes++] = r;
+    if (!v->val[i].present) {
+        v->val[i].present = true;
+        snprintf(v->val[i].text, sizeof(v->val[i].text), "%s", value);
+    }
+}
+
+/* Handle one `route6` line (key index i, value non-empty): one route per prefix/len, as for
+ * `route`; the checks against the ports' address6 are conf_check_routes6'. */
+static void conf_add_route6(struct conf_parser *p, unsigned line, size_t i, const char *value)
+{
+    const struct conf_key *k = &conf_keys[i];
+    struct conf_values *v = p->out;
+    char msg[CONF_MSG_BYTES];
+    char net[CONF_IPV6_STR_BYTES];
+    struct conf_route6 r;
+
+    if (!conf_parse_route6(k, value, &r, msg, sizeof(msg))) {
+        conf_error_add(p, line, "%s", msg);
+        return;
+    }
+    for (unsigned j = 0; j < v->nroutes6; j++) {
+        if (v->routes6[j].len == r.len &&
+            memcmp(v->routes6[j].prefix, r.prefix, CONF_IPV6_BYTES) == 0) {
+            conf_error_add(p, line, "%s: duplicate route to %s/%u (first on line %u)", k->name,
+                           conf_ipv6_str(r.prefix, net), r.len, v->routes6[j].line);
+            return;
+        }
+    }
+    if (v->nroutes6 == CONF_MAX_ROUTES6) {
+        conf_error_add(p, line, "%s: too many routes, at most %d", k->name, CONF_MAX_ROUTES6);
+        return;
+    }
+    r.line = line;
+    v->routes6[v->nroutes6++] = r;
     if (!v->val[i].present) {
         v->val[i].present = true;
         snprintf(v->val[i].text, sizeof(v->val[i].text), "%s", value);
@@ -426,6 +496,116 @@ static void conf_check_routes(struct conf_parser *p)
     }
 }
 
+/* The ports' address6 values, port N at [N], as conf_check_routes6 sees them. */
+struct conf_ports6 {
+    const struct conf_value *a[CONF_PORT_COUNT];
+    bool bad_address; /* an address6 was given but is invalid: its error suffices */
+};
+
+/* conf_ports6_of: the ports' address6 values; false if the key table lost one. */
+static bool conf_ports6_of(struct conf_parser *p, struct conf_ports6 *ps)
+{
+    memset(ps, 0, sizeof(*ps));
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+
+        snprintf(key, sizeof(key), "port%u.address6", n);
+        ps->a[n] = conf_get(p->out, key);
+        if (ps->a[n] == NULL) {
+            return false; /* test_key_table_is_sound says so */
+        }
+        ps->bad_address |= ps->a[n]->line != 0 && !ps->a[n]->present;
+    }
+    return true;
+}
+
+/* A route6's destination must not be a port's own prefix: the firmware adds those. */
+static bool conf_check_route6_connected(struct conf_parser *p, const struct conf_route6 *r,
+                                        const struct conf_ports6 *ps)
+{
+    char net[CONF_IPV6_STR_BYTES];
+
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        const struct conf_value *a = ps->a[n];
+        if (a->present && a->prefix == r->len && conf_ipv6_same_prefix(a->ip6, r->prefix, r->len)) {
+            conf_error_add(p, r->line, "route6: %s/%u is already connected via port%u "
+                           "(port%u.address6, line %u)", conf_ipv6_str(r->prefix, net), r->len, n,
+                           n, a->line);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * conf_gateway6_port: the port whose address6 prefix holds r's global (or unique-local) gateway;
+ * prefixes never overlap (conf_check_prefixes6), so at most one does. The gateway may not be
+ * that port's own address. Errors on r's line; returns the port, or -1.
+ */
+static int conf_gateway6_port(struct conf_parser *p, const struct conf_route6 *r,
+                              const struct conf_ports6 *ps)
+{
+    char gw[CONF_IPV6_STR_BYTES];
+
+    conf_ipv6_str(r->gateway, gw);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        const struct conf_value *a = ps->a[n];
+
+        if (!a->present || !conf_ipv6_same_prefix(r->gateway, a->ip6, a->prefix)) {
+            continue;
+        }
+        if (memcmp(r->gateway, a->ip6, CONF_IPV6_BYTES) == 0) {
+            conf_error_add(p, r->line, "route6: gateway %s is port%u's own address", gw, n);
+            return -1;
+        }
+        return (int)n;
+    }
+    if (!ps->bad_address) {
+        conf_error_add(p, r->line, "route6: gateway %s is not on any port's address6 prefix", gw);
+    }
+    return -1;
+}
+
+/*
+ * conf_check_routes6: each route6 against the ports' address6, which may come after it in the
+ * file: so checked once the whole file is read, and reported on the route's line. A global
+ * gateway picks its port by prefix (and must agree with a "dev portN" given too); a link-local
+ * gateway or a route without one uses its "dev portN", which needs an address6 (unlike IPv4's
+ * dev: a port without address6 does not run IPv6 at all).
+ */
+static void conf_check_routes6(struct conf_parser *p)
+{
+    struct conf_ports6 ps;
+    char gw[CONF_IPV6_STR_BYTES];
+
+    if (!conf_ports6_of(p, &ps)) {
+        return;
+    }
+    for (unsigned j = 0; j < p->out->nroutes6; j++) {
+        struct conf_route6 *r = &p->out->routes6[j];
+
+        if (!conf_check_route6_connected(p, r, &ps)) {
+            continue;
+        }
+        if (r->via && !conf_ipv6_is_link_local(r->gateway)) {
+            int port = conf_gateway6_port(p, r, &ps);
+            if (port >= 0 && r->dev && (unsigned)port != r->dev_port) {
+                const struct conf_value *a = ps.a[port];
+                uint8_t net[CONF_IPV6_BYTES];
+                char ns[CONF_IPV6_STR_BYTES];
+
+                conf_ipv6_prefix_of(net, a->ip6, a->prefix);
+                conf_error_add(p, r->line, "route6: gateway %s is on port%d's prefix %s/%u, not "
+                               "on port%u", conf_ipv6_str(r->gateway, gw), port,
+                               conf_ipv6_str(net, ns), a->prefix, r->dev_port);
+            }
+            r->iface = port < 0 ? 0 : (unsigned)port;
+        } else if (!ps.a[r->dev_port]->present && ps.a[r->dev_port]->line == 0) {
+            conf_error_add(p, r->line, "route6: port%u has no address6", r->dev_port);
+        }
+    }
+}
+
 /* conf_check_neighs: each static neighbour on an interface's subnet (the addresses may come
  * after it in the file, so checked at its end), reported on the neighbour's line. */
 static void conf_check_neighs(struct conf_parser *p)
@@ -505,6 +685,10 @@ static void conf_set(struct conf_parser *p, unsigned line, const char *key, cons
         conf_add_route(p, line, (size_t)i, value);
         return;
     }
+    if (conf_keys[i].type == CONF_ROUTE6) {
+        conf_add_route6(p, line, (size_t)i, value);
+        return;
+    }
     if (conf_keys[i].type == CONF_NEIGH) {
         conf_add_neigh(p, line, (size_t)i, value);
         return;
@@ -518,6 +702,10 @@ static void conf_set(struct conf_parser *p, unsigned line, const char *key, cons
         return;
     }
     if (conf_keys[i].type == CONF_IPV4_PREFIX && !conf_check_subnets(p, line, (size_t)i, &res)) {
+        return;
+    }
+    if (conf_keys[i].type == CONF_IPV6_PREFIX &&
+        !conf_check_prefixes6(p, line, (size_t)i, &res)) {
         return;
     }
     snprintf(res.text, sizeof(res.text), "%s", value);
@@ -692,6 +880,7 @@ int conf_parse(const char *file_name, const char *text, size_t len, struct conf_
     }
     conf_apply_defaults(&p);
     conf_check_routes(&p);
+    conf_check_routes6(&p);
     conf_check_neighs(&p);
     conf_check_wire(&p);
     return errs->count + errs->dropped == 0 ? 0 : WS_ERR_INVAL;

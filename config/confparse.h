@@ -17,9 +17,11 @@
 #define CONF_DOC_MAX_BYTES 400  /* longest conf_key.doc (it is copied into the header's comments) */
 #define CONF_PORT_COUNT 4       /* ports 0..3: the portN.* keys; size of the per-port macros */
 #define CONF_MAX_ROUTES 64      /* most `route` lines; CONFIG_ROUTES holds at most this many */
+#define CONF_MAX_ROUTES6 64     /* most `route6` lines; CONFIG_ROUTES6 holds at most this many */
 #define CONF_MAX_NEIGHS 32      /* most `neigh.static` lines */
 #define CONF_MAX_VLANS 8        /* most `vlan` lines (WS_MAX_VLANS in kernel/param.h) */
 #define CONF_MAC_BYTES 6        /* an Ethernet address */
+#define CONF_IPV6_BYTES 16      /* an IPv6 address */
 
 /* How a value is checked and turned into what the header emits. */
 enum conf_type {
@@ -38,6 +40,11 @@ enum conf_type {
                   * repeatable; emitted as CONFIG_NVLANS and the initializer <macro> */
     CONF_PCI_ADDR, /* a PCI function "[ssss:]bb:dd.f" (hex); two macros <macro>_HAS_PCI (0/1) and
                     * <macro>_PCI (segment << 16 | bus << 8 | device << 3 | function) */
+    CONF_IPV6_PREFIX, /* interface address "2001:db8::1/64" (RFC 4291 2.2 text); three macros
+                       * <macro>_HAS_ADDRESS6 (0/1), <macro>_ADDRESS6 (16-byte initializer) and
+                       * <macro>_PREFIX6 */
+    CONF_ROUTE6, /* "P/len via G", "P/len via fe80::X dev portN" or "P/len dev portN" (IPv6);
+                  * repeatable; emitted as CONFIG_NROUTES6 and the initializer <macro> */
 };
 
 /* One accepted word: an enum value, or an alias of an integer ("com1" for 0x3f8). */
@@ -53,15 +60,17 @@ struct conf_key {
     bool required;        /* missing in the file is an error; def is then unused */
     const char *def;      /* default, as it would be written in the file; checked like one */
     bool def_from_file;   /* default is the file's basename without ".conf" (instead of def) */
-    bool no_default;      /* optional and may stay unset (def unused): CONF_IPV4_PREFIX and
-                           * CONF_MAC, whose _HAS_ macro tells the firmware, and CONF_ROUTE
-                           * (no line: no routes) */
+    bool no_default;      /* optional and may stay unset (def unused): CONF_IPV4_PREFIX,
+                           * CONF_IPV6_PREFIX and CONF_MAC, whose _HAS_ macro tells the
+                           * firmware, and the lists (no line: no routes) */
     bool repeatable;      /* may be set on many lines, each adding an entry (CONF_ROUTE,
-                           * CONF_NEIGH and CONF_VLAN only); every other key may appear once */
+                           * CONF_ROUTE6, CONF_NEIGH and CONF_VLAN only); every other key may
+                           * appear once */
     bool one_hot;         /* CONF_ENUM: emit <macro>_<WORD> (word upper-cased) as 1 for the
                            * chosen word and 0 for each other one, instead of <macro> */
     int64_t min, max;     /* CONF_INT: allowed range (aliases may lie outside it);
-                           * CONF_IPV4_PREFIX, CONF_ROUTE: allowed prefix lengths */
+                           * CONF_IPV4_PREFIX, CONF_IPV6_PREFIX, CONF_ROUTE, CONF_ROUTE6,
+                           * CONF_VLAN: allowed prefix lengths */
     int64_t step;         /* CONF_INT: value must be a multiple of this (0 or 1: any) */
     bool hex;             /* CONF_INT: print range and emit the macro in hex */
     bool pow2;            /* CONF_INT: value must be a power of two (ring sizes) */
@@ -71,6 +80,8 @@ struct conf_key {
     const char *macro;    /* name of the emitted #define; CONF_IPV4_PREFIX: prefix of three names,
                            * <macro>_HAS_ADDRESS (0/1), <macro>_IP, <macro>_PREFIX; CONF_MAC:
                            * prefix of <macro>_HAS_MAC (0/1) and <macro>_MAC (6-byte initializer);
+                           * CONF_IPV6_PREFIX: prefix of <macro>_HAS_ADDRESS6, _ADDRESS6 and
+                           * _PREFIX6 (so portN.address and portN.address6 share "CONFIG_PORTN");
                            * one_hot CONF_ENUM: prefix of <macro>_<WORD> */
     const char *doc;      /* one or two sentences for docs/config.md and the header; at most
                            * CONF_DOC_MAX_BYTES */
@@ -87,7 +98,8 @@ struct conf_value {
     int64_t num;          /* CONF_INT, CONF_ENUM, CONF_BOOL, CONF_PCI_ADDR: the number the
                            * header emits */
     uint32_t ip;          /* CONF_IPV4_PREFIX: address, host byte order (198.18.0.1: 0xc6120001) */
-    unsigned prefix;      /* CONF_IPV4_PREFIX: the prefix length */
+    uint8_t ip6[CONF_IPV6_BYTES]; /* CONF_IPV6_PREFIX: the address, network byte order */
+    unsigned prefix;      /* CONF_IPV4_PREFIX, CONF_IPV6_PREFIX: the prefix length */
     uint8_t mac[CONF_MAC_BYTES]; /* CONF_MAC: the address, first octet first */
     int8_t peer[CONF_PORT_COUNT]; /* CONF_PORT_PAIRS: the port each port forwards to, -1 none */
     char text[CONF_LINE_MAX_BYTES + 1]; /* the value as written (trimmed), or the default;
@@ -110,6 +122,21 @@ struct conf_route {
     unsigned dev_vid;     /* dev: the VLAN ID of "dev portN.VID", 0 for "dev portN" */
     unsigned iface;       /* egress interface; via: the one whose subnet holds the gateway,
                            * dev portN.VID: that sub-interface; found once the file is read */
+};
+
+/* One `route6` line. Only ports carry IPv6 (no VLAN sub-interfaces), so iface is a port. */
+struct conf_route6 {
+    unsigned line;
+    uint8_t prefix[CONF_IPV6_BYTES];  /* destination, network byte order, no host bits set */
+    unsigned len;                     /* destination prefix length, 0..128 */
+    bool via;                         /* a gateway was given */
+    uint8_t gateway[CONF_IPV6_BYTES]; /* via: the next hop (global, unique-local or link-local);
+                                       * else all zero */
+    bool dev;                         /* "dev portN" was given (needed with a link-local
+                                       * gateway, and the whole route without a gateway) */
+    unsigned dev_port;                /* dev: N */
+    unsigned iface;                   /* egress port: dev's, or the one whose address6 prefix
+                                       * holds the gateway, found once the file is read */
 };
 
 /* One `neigh.static` line. */
@@ -139,6 +166,8 @@ struct conf_values {
     struct conf_neigh neighs[CONF_MAX_NEIGHS]; /* the `neigh.static` lines, in file order */
     unsigned nvlans;       /* entries used in vlans[] */
     struct conf_vlan vlans[CONF_MAX_VLANS]; /* the `vlan` lines, in file order */
+    unsigned nroutes6;     /* entries used in routes6[] */
+    struct conf_route6 routes6[CONF_MAX_ROUTES6]; /* the `route6` lines, in file order */
 };
 
 /* One problem found in the file. line 0 means "the file as a whole" (a missing key). */
@@ -162,10 +191,11 @@ struct conf_errors {
  *   outlive out and errs (they point to it). text/len: the file's bytes, not NUL-terminated.
  * out: filled with every key's value (defaults included); usable only if 0 is returned.
  * errs: cleared, then gets every error found, sorted by line, line 0 (the file as a whole:
- *   missing keys) last. Checks between two lines (overlapping port subnets, duplicate routes)
- *   are reported on the later line. Checks that need the whole file are made at its end:
- *   each route's gateway and destination against the port subnets (reported on the route's
- *   line), and the next-hop MACs that wire mode with MAC rewriting needs (missing: line 0).
+ *   missing keys) last. Checks between two lines (overlapping port subnets or IPv6 prefixes,
+ *   duplicate routes) are reported on the later line. Checks that need the whole file are made
+ *   at its end: each route's and route6's gateway, port and destination against the port
+ *   addresses (reported on the route's line), and the next-hop MACs that wire mode with MAC
+ *   rewriting needs (missing: line 0).
  * Returns 0 if the file is valid, WS_ERR_INVAL (kernel/err.h) if errs holds at least one error.
  * Pure: no I/O, no allocation, no global state.
  */
@@ -180,9 +210,11 @@ const struct conf_value *conf_get(const struct conf_values *v, const char *name)
 
 /*
  * conf_emit_header: write the C header for a valid parse (conf_parse returned 0) to f: the
- * macros of each key in table order (see conf_key.macro), then two per-port initializers:
- * CONFIG_PORT_ADDRESSES ({ has_address, ip, prefix } per port) and CONFIG_PORT_NEXT_HOP_MACS
- * ({ has_mac, { 6 bytes } } per port), port0 first, CONF_PORT_COUNT entries each.
+ * macros of each key in table order (see conf_key.macro), then the per-port initializers:
+ * CONFIG_PORT_ADDRESSES ({ has_address, ip, prefix } per port), CONFIG_PORT_ADDRESSES6
+ * ({ has_address6, { 16 bytes }, prefix6 } per port), CONFIG_PORT_NEXT_HOP_MACS
+ * ({ has_mac, { 6 bytes } } per port) and CONFIG_PORT_PCI, port0 first, CONF_PORT_COUNT
+ * entries each.
  * Returns 0, or WS_ERR_GENERIC if writing to f failed.
  */
 int conf_emit_header(const struct conf_values *v, FILE *f);

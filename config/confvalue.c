@@ -1,8 +1,9 @@
-/* config/confvalue.c: checks of one value on its own, by type (numbers, words, IPv4 addresses
- * and prefixes, MAC addresses, port pairs, routes) with the exact messages for what is wrong.
- * Host code, built into genconfig and the unit tests. */
+/* config/confvalue.c: checks of one value on its own, by type (numbers, words, IPv4 and IPv6
+ * addresses and prefixes, MAC addresses, port pairs, routes) with the exact messages for what is
+ * wrong. Host code, built into genconfig and the unit tests. */
 #include "confpriv.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
@@ -188,6 +189,35 @@ static enum conf_quad_status conf_parse_quad(const char *s, char end, uint32_t *
 }
 
 /*
+ * conf_parse_prefix_len: the length s, what follows the '/' of text (a value of k), strictly: a
+ * decimal number without sign or leading zero, in k's [min, max]. IPv4 and IPv6 alike.
+ */
+static bool conf_parse_prefix_len(const struct conf_key *k, const char *text, const char *s,
+                                  unsigned *prefix, char *msg, size_t size)
+{
+    size_t n = strspn(s, "0123456789");
+    unsigned v;
+
+    if (n == 0 || s[n] != '\0') {
+        conf_append(msg, size, "%s: '%s': prefix length '%s' is not a number: expected "
+                    "%" PRId64 "..%" PRId64, k->name, text, s, k->min, k->max);
+        return false;
+    }
+    if (!conf_parse_field(s, n, &v)) {
+        conf_append(msg, size, "%s: '%s': prefix length '%s' has a leading zero: write it "
+                    "without", k->name, text, s);
+        return false;
+    }
+    if (v < k->min || v > k->max) {
+        conf_append(msg, size, "%s: '%s': prefix length %s out of range %" PRId64 "..%" PRId64,
+                    k->name, text, s, k->min, k->max);
+        return false;
+    }
+    *prefix = v;
+    return true;
+}
+
+/*
  * conf_parse_ipv4_prefix: "a.b.c.d/len", strictly: four decimal octets 0..255 without leading
  * zeros, '.' between them, '/', a decimal length in k's [min, max]; nothing else (no sign, no
  * space, no hex). Syntax only: which addresses make sense is conf_check_ipv4_use's business.
@@ -198,7 +228,6 @@ static bool conf_parse_ipv4_prefix(const struct conf_key *k, const char *text, u
     const char *s;
     const char *oct;
     size_t n;
-    unsigned v;
 
     if (strchr(text, '/') == NULL) {
         conf_append(msg, size, "%s: '%s' has no prefix length: expected a.b.c.d/len, len "
@@ -221,24 +250,7 @@ static bool conf_parse_ipv4_prefix(const struct conf_key *k, const char *text, u
                     (int)n, oct);
         return false;
     }
-    n = strspn(s, "0123456789");
-    if (n == 0 || s[n] != '\0') {
-        conf_append(msg, size, "%s: '%s': prefix length '%s' is not a number: expected "
-                    "%" PRId64 "..%" PRId64, k->name, text, s, k->min, k->max);
-        return false;
-    }
-    if (!conf_parse_field(s, n, &v)) {
-        conf_append(msg, size, "%s: '%s': prefix length '%s' has a leading zero: write it "
-                    "without", k->name, text, s);
-        return false;
-    }
-    if (v < k->min || v > k->max) {
-        conf_append(msg, size, "%s: '%s': prefix length %s out of range %" PRId64 "..%" PRId64,
-                    k->name, text, s, k->min, k->max);
-        return false;
-    }
-    *prefix = v;
-    return true;
+    return conf_parse_prefix_len(k, text, s, prefix, msg, size);
 }
 
 /*
@@ -274,6 +286,111 @@ static bool conf_check_ipv4_use(const struct conf_key *k, uint32_t ip, unsigned 
         conf_append(msg, size, "%s: %s is the %s address of %s/%u", k->name, conf_ipv4_str(ip, a),
                     (ip & ~mask) == 0 ? "network" : "broadcast", conf_ipv4_str(ip & mask, net),
                     prefix);
+        return false;
+    }
+    return true;
+}
+
+const char *conf_ipv6_str(const uint8_t *a, char *buf)
+{
+    if (inet_ntop(AF_INET6, a, buf, CONF_IPV6_STR_BYTES) == NULL) {
+        snprintf(buf, CONF_IPV6_STR_BYTES, "?"); /* cannot happen: the buffer is big enough */
+    }
+    return buf;
+}
+
+/*
+ * conf_parse_ipv6: the n characters at s as an IPv6 address in the text form of RFC 4291 2.2
+ * (hex groups, one "::", an embedded dotted quad last), by the host C library's inet_pton, which
+ * takes nothing else: no zone ("%eth0"), no brackets, no spaces. False if it is not one.
+ */
+static bool conf_parse_ipv6(const char *s, size_t n, uint8_t *a)
+{
+    char buf[CONF_IPV6_STR_BYTES];
+
+    if (n == 0 || n >= sizeof(buf)) {
+        return false; /* empty, or longer than any address written out in full */
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return inet_pton(AF_INET6, buf, a) == 1;
+}
+
+/*
+ * conf_parse_ipv6_prefix: "x:x::x/len": an IPv6 address as conf_parse_ipv6 takes it, '/', and a
+ * decimal length in k's [min, max] as strict as an IPv4 one's. Syntax only: which addresses make
+ * sense is conf_check_ipv6_use's business.
+ */
+static bool conf_parse_ipv6_prefix(const struct conf_key *k, const char *text, uint8_t *a,
+                                   unsigned *prefix, char *msg, size_t size)
+{
+    const char *slash = strchr(text, '/');
+
+    if (slash == NULL) {
+        conf_append(msg, size, "%s: '%s' has no prefix length: expected x:x::x/len, len "
+                    "%" PRId64 "..%" PRId64, k->name, text, k->min, k->max);
+        return false;
+    }
+    if (!conf_parse_ipv6(text, (size_t)(slash - text), a)) {
+        conf_append(msg, size, "%s: '%s' is not an IPv6 address with prefix length: expected "
+                    "x:x::x/len, hex groups of RFC 4291 2.2 (e.g. 2001:db8::1/64)", k->name, text);
+        return false;
+    }
+    return conf_parse_prefix_len(k, text, slash + 1, prefix, msg, size);
+}
+
+/*
+ * conf_ipv6_special: what a is, if it is an address no IPv6 interface or next hop may have
+ * (RFC 4291 2.5.2 unspecified, 2.5.3 loopback, 2.5.5.2 IPv4-mapped, 2.7 multicast), or
+ * link-local (2.5.6) unless allowed: a phrase for "<address> is ...", or NULL.
+ */
+static const char *conf_ipv6_special(const uint8_t *a, bool link_local_ok)
+{
+    static const uint8_t unspecified[CONF_IPV6_BYTES];
+    static const uint8_t loopback[CONF_IPV6_BYTES] = { [15] = 1 };
+    static const uint8_t mapped[CONF_IPV6_BYTES] = { [10] = 0xff, [11] = 0xff };
+
+    if (memcmp(a, unspecified, CONF_IPV6_BYTES) == 0) {
+        return "the unspecified address (::)";
+    }
+    if (memcmp(a, loopback, CONF_IPV6_BYTES) == 0) {
+        return "the loopback address (::1)";
+    }
+    if (conf_ipv6_same_prefix(a, mapped, 96)) {
+        return "an IPv4-mapped address (::ffff:0:0/96)";
+    }
+    if (a[0] == 0xff) {
+        return "a multicast address (ff00::/8)";
+    }
+    if (!link_local_ok && conf_ipv6_is_link_local(a)) {
+        return "a link-local address (fe80::/10): derived from the MAC automatically; give a "
+               "global or unique-local address";
+    }
+    return NULL;
+}
+
+/*
+ * conf_check_ipv6_use: a port's own address must be global or unique-local unicast (so not
+ * conf_ipv6_special's, link-local included), and not the subnet-router anycast address of its
+ * prefix (all host bits zero, RFC 4291 2.6.1), which every router on the link answers; /127
+ * (RFC 6164) and /128 have no such address.
+ */
+static bool conf_check_ipv6_use(const struct conf_key *k, const uint8_t *a, unsigned prefix,
+                                char *msg, size_t size)
+{
+    const char *what = conf_ipv6_special(a, false);
+    uint8_t net[CONF_IPV6_BYTES];
+    char as[CONF_IPV6_STR_BYTES], ns[CONF_IPV6_STR_BYTES];
+
+    if (what != NULL) {
+        conf_append(msg, size, "%s: %s is %s", k->name, conf_ipv6_str(a, as), what);
+        return false;
+    }
+    conf_ipv6_prefix_of(net, a, prefix);
+    if (prefix < 127 && memcmp(net, a, CONF_IPV6_BYTES) == 0) {
+        conf_append(msg, size, "%s: %s is the subnet-router anycast address of %s/%u (host bits "
+                    "all zero, RFC 4291 2.6.1): give a host address", k->name,
+                    conf_ipv6_str(a, as), conf_ipv6_str(net, ns), prefix);
         return false;
     }
     return true;
@@ -555,6 +672,105 @@ bool conf_parse_route(const struct conf_key *k, const char *text, struct conf_ro
     return true;
 }
 
+const char *conf_route6_str(const struct conf_route6 *r, char *buf)
+{
+    char net[CONF_IPV6_STR_BYTES], gw[CONF_IPV6_STR_BYTES];
+    int n = snprintf(buf, CONF_ROUTE6_STR_BYTES, "%s/%u", conf_ipv6_str(r->prefix, net), r->len);
+
+    if (r->via && n > 0 && n < CONF_ROUTE6_STR_BYTES) {
+        n += snprintf(buf + n, CONF_ROUTE6_STR_BYTES - (size_t)n, " via %s",
+                      conf_ipv6_str(r->gateway, gw));
+    }
+    if (r->dev && n > 0 && n < CONF_ROUTE6_STR_BYTES) {
+        snprintf(buf + n, CONF_ROUTE6_STR_BYTES - (size_t)n, " dev port%u", r->dev_port);
+    }
+    return buf;
+}
+
+/* conf_parse_route6_gateway: the gateway of a "via" route6: an address a next hop may have. */
+static bool conf_parse_route6_gateway(const struct conf_key *k, const char *text,
+                                      struct conf_route6 *r, char *msg, size_t size)
+{
+    char gw[CONF_IPV6_STR_BYTES];
+    const char *what;
+
+    if (!conf_parse_ipv6(text, strlen(text), r->gateway)) {
+        conf_append(msg, size, "%s: gateway '%s' is not an IPv6 address: expected x:x::x, hex "
+                    "groups of RFC 4291 2.2 (e.g. 2001:db8::2 or fe80::1)", k->name, text);
+        return false;
+    }
+    what = conf_ipv6_special(r->gateway, true);
+    if (what != NULL) {
+        conf_append(msg, size, "%s: gateway %s is %s", k->name, conf_ipv6_str(r->gateway, gw),
+                    what);
+        return false;
+    }
+    /* fe80::/10 is on every link: only the port says which one (as `ip -6 route ... dev`). */
+    if (conf_ipv6_is_link_local(r->gateway) && !r->dev) {
+        conf_ipv6_str(r->gateway, gw);
+        conf_append(msg, size, "%s: link-local gateway %s needs its port: write 'via %s dev "
+                    "portN'", k->name, gw, gw);
+        return false;
+    }
+    return true;
+}
+
+bool conf_parse_route6(const struct conf_key *k, const char *text, struct conf_route6 *r,
+                       char *msg, size_t size)
+{
+    char word[6][CONF_LINE_MAX_BYTES + 1]; /* a sixth word only to notice that there is one */
+    const char *s = text;
+    unsigned nwords = 0;
+    uint8_t net[CONF_IPV6_BYTES];
+    char ns[CONF_IPV6_STR_BYTES];
+    unsigned vid;
+
+    msg[0] = '\0';
+    memset(r, 0, sizeof(*r));
+    for (s += strspn(s, " \t"); *s != '\0' && nwords < 6; s += strspn(s, " \t")) {
+        size_t n = strcspn(s, " \t");
+
+        snprintf(word[nwords++], sizeof(word[0]), "%.*s", (int)n, s);
+        s += n;
+    }
+    r->via = nwords >= 3 && strcmp(word[1], "via") == 0;
+    r->dev = (nwords == 3 && strcmp(word[1], "dev") == 0) ||
+             (nwords == 5 && r->via && strcmp(word[3], "dev") == 0);
+    if (!(nwords == 3 && (r->via || r->dev)) && !(nwords == 5 && r->via && r->dev)) {
+        conf_append(msg, size, "%s: '%s': expected 'prefix/len via gateway', 'prefix/len via "
+                    "fe80::X dev portN' or 'prefix/len dev portN'", k->name, text);
+        return false;
+    }
+    if (!conf_parse_ipv6_prefix(k, word[0], r->prefix, &r->len, msg, size)) {
+        return false;
+    }
+    conf_ipv6_prefix_of(net, r->prefix, r->len);
+    if (memcmp(net, r->prefix, CONF_IPV6_BYTES) != 0) {
+        conf_append(msg, size, "%s: %s has host bits set (did you mean %s/%u?)", k->name, word[0],
+                    conf_ipv6_str(net, ns), r->len);
+        return false;
+    }
+    if (r->via && !conf_parse_route6_gateway(k, word[2], r, msg, size)) {
+        return false;
+    }
+    if (r->dev) {
+        const char *dev = word[nwords - 1];
+
+        if (!conf_parse_iface_name(dev, &r->dev_port, &vid)) {
+            conf_append(msg, size, "%s: '%s' is not a port: expected port0..port%d", k->name, dev,
+                        CONF_PORT_COUNT - 1);
+            return false;
+        }
+        if (vid != 0) {
+            conf_append(msg, size, "%s: dev %s: IPv6 on VLAN sub-interfaces is not supported",
+                        k->name, dev);
+            return false;
+        }
+        r->iface = r->dev_port;
+    }
+    return true;
+}
+
 bool conf_parse_neigh(const struct conf_key *k, const char *text, struct conf_neigh *n,
                       char *msg, size_t size)
 {
@@ -618,6 +834,7 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
     res->num = 0;
     res->ip = 0;
     res->prefix = 0;
+    memset(res->ip6, 0, sizeof(res->ip6));
     memset(res->mac, 0, sizeof(res->mac));
     memset(res->peer, -1, sizeof(res->peer));
     switch (k->type) {
@@ -644,6 +861,9 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
     case CONF_IPV4_PREFIX:
         return conf_parse_ipv4_prefix(k, text, &res->ip, &res->prefix, msg, size) &&
                conf_check_ipv4_use(k, res->ip, res->prefix, msg, size);
+    case CONF_IPV6_PREFIX:
+        return conf_parse_ipv6_prefix(k, text, res->ip6, &res->prefix, msg, size) &&
+               conf_check_ipv6_use(k, res->ip6, res->prefix, msg, size);
     case CONF_MAC:
         return conf_check_mac(k, text, res->mac, msg, size);
     case CONF_PCI_ADDR:
@@ -652,6 +872,9 @@ bool conf_check_value(const struct conf_key *k, const char *text, struct conf_va
         return conf_check_pairs(k, text, res->peer, msg, size);
     case CONF_ROUTE:
         conf_append(msg, size, "%s: a route is checked by conf_parse_route", k->name);
+        return false;
+    case CONF_ROUTE6:
+        conf_append(msg, size, "%s: a route6 is checked by conf_parse_route6", k->name);
         return false;
     case CONF_NEIGH:
         conf_append(msg, size, "%s: a neighbour is checked by conf_parse_neigh", k->name);

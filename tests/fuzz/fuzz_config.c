@@ -12,8 +12,9 @@
  * recorded or dropped; errors are at most CONF_MAX_ERRORS, sorted by line with line 0 last,
  * each on a line of the input (1 .. its line count) or 0, naming the file, with a terminated,
  * non-empty message; a valid file has every key present unless it may stay unset, and at most
- * CONF_MAX_ROUTES routes, each on a line of the input; its header is written without error,
- * is the same when written twice, and ends in a newline.
+ * CONF_MAX_ROUTES routes, each on a line of the input; its IPv6 port prefixes do not overlap and
+ * each route6 has no host bits and leaves by a port with an address6; its header is written
+ * without error, is the same when written twice, and ends in a newline.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <stdbool.h>
@@ -85,6 +86,57 @@ static char *fcfg_emit(const struct conf_values *v, size_t *len)
     return out;
 }
 
+/* a and b (CONF_IPV6_BYTES) agree in their first len bits. */
+static bool fcfg_same_prefix6(const uint8_t *a, const uint8_t *b, unsigned len)
+{
+    for (unsigned bit = 0; bit < len; bit++) {
+        if (((a[bit / 8] ^ b[bit / 8]) & (0x80 >> (bit % 8))) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The IPv6 results: port prefixes apart, route6 lines well-formed and on an IPv6 port. */
+static void fcfg_check_ipv6(const struct conf_values *v, unsigned lines)
+{
+    static const uint8_t zero[CONF_IPV6_BYTES];
+    const struct conf_value *a6[CONF_PORT_COUNT];
+
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+        snprintf(key, sizeof(key), "port%u.address6", n);
+        a6[n] = conf_get(v, key);
+        FUZZ_CHECK(a6[n] != NULL);
+        if (!a6[n]->present) {
+            FUZZ_CHECK(memcmp(a6[n]->ip6, zero, sizeof(zero)) == 0 && a6[n]->prefix == 0);
+            continue;
+        }
+        FUZZ_CHECK(a6[n]->prefix >= 16 && a6[n]->prefix <= 128);
+        FUZZ_CHECK(a6[n]->ip6[0] != 0xff); /* never multicast */
+        for (unsigned m = 0; m < n; m++) {
+            unsigned len = a6[n]->prefix < a6[m]->prefix ? a6[n]->prefix : a6[m]->prefix;
+            FUZZ_CHECK(!a6[m]->present || !fcfg_same_prefix6(a6[n]->ip6, a6[m]->ip6, len));
+        }
+    }
+    FUZZ_CHECK(v->nroutes6 <= CONF_MAX_ROUTES6);
+    for (unsigned i = 0; i < v->nroutes6; i++) {
+        const struct conf_route6 *r = &v->routes6[i];
+        FUZZ_CHECK(r->line >= 1 && r->line <= lines && r->len <= 128);
+        FUZZ_CHECK(r->iface < CONF_PORT_COUNT && a6[r->iface]->present);
+        FUZZ_CHECK(r->via || r->dev);
+        FUZZ_CHECK(r->via || memcmp(r->gateway, zero, sizeof(zero)) == 0);
+        FUZZ_CHECK(!r->dev || r->iface == r->dev_port);
+        for (unsigned bit = r->len; bit < 128; bit++) { /* no host bits */
+            FUZZ_CHECK((r->prefix[bit / 8] & (0x80 >> (bit % 8))) == 0);
+        }
+        for (unsigned j = 0; j < i; j++) { /* one route per prefix/len */
+            FUZZ_CHECK(v->routes6[j].len != r->len ||
+                       memcmp(v->routes6[j].prefix, r->prefix, CONF_IPV6_BYTES) != 0);
+        }
+    }
+}
+
 static void fcfg_check_valid(const struct conf_values *v, unsigned lines)
 {
     FUZZ_CHECK(v->nroutes <= CONF_MAX_ROUTES);
@@ -115,6 +167,7 @@ static void fcfg_check_valid(const struct conf_values *v, unsigned lines)
         FUZZ_CHECK(val->present || conf_keys[i].no_default);
         FUZZ_CHECK(strnlen(val->text, sizeof(val->text)) < sizeof(val->text));
     }
+    fcfg_check_ipv6(v, lines);
 
     size_t len1 = 0, len2 = 0;
     char *h1 = fcfg_emit(v, &len1);

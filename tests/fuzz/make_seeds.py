@@ -206,6 +206,54 @@ def strip_comments(text):
     return ("\n".join(lines) + "\n").encode()
 
 
+# IPv6 addresses and routes in every accepted spelling, and one of each refusal (wrong class,
+# bits past the length, a gateway off every port's prefix, an IPv4 prefix, length 129, ...).
+IPV6_FORMS = """
+port0.address6 = 2001:db8:18::1/64
+port1.address6 = 2001:DB8:19:0:0:0:0:1/64
+port2.address6 = fd00::a/127
+port3.address6 = 2001:db8:3::2:1.2.3.4/128
+route6 = 2001:db8:100::/48 via 2001:db8:19::2
+route6 = 2001:db8:100:8000::/49 via 2001:db8:18::2 dev port0
+route6 = ::/0 via fe80::1 dev port0
+route6 = 2001:db8:200::/40 dev port1
+route6=2001:db8:eeee:eeee:eeee:eeee:eeee:eeee/128\tvia\tfd00::b
+"""
+IPV6_ERRORS = """
+port0.address6 = 2001:db8:18::1/64
+port1.address6 = 2001:db8:18::2/64
+port2.address6 = 2001:db8::1/32
+port3.address6 = fe80::1/64
+port3.address6 = ff02::1/64
+port1.address6 = ::/64
+port2.address6 = ::ffff:198.18.0.1/96
+port1.address6 = 2001:db8:19::/64
+port1.address6 = 2001:db8:19::1/15
+port1.address6 = 2001:db8:19::1
+port1.address6 = 2001:db8:19::g/064
+route6 = 2001:db8:100::1/48 via 2001:db8:18::2
+route6 = 2001:db8:100::/48 via fe80::1
+route6 = 2001:db8:100::/48 via ff02::2
+route6 = 2001:db8:100::/48 via 2001:db8:99::2
+route6 = 2001:db8:100::/48 via 2001:db8:18::2
+route6 = 2001:db8:101::/48 via 2001:db8:18::1
+route6 = 2001:db8:102::/48 dev port0.10
+route6 = 2001:db8:103::/48 dev port2
+route6 = 2001:db8:18::/64 dev port0
+route6 = 2001:db8:105::/48 via 2001:db8:18::5 dev port1
+route6 = ::/0 via ::
+route6 = ::/0 via ::ffff:1.2.3.4
+route6 = ::/0 dev eth0
+route6 = ::/0 via
+route6 = ::/129 dev port0
+route6 = 10.0.0.0/8 dev port0
+"""
+
+
+def read_seed_lines(text):
+    return text.lstrip("\n").encode()
+
+
 def config_seeds(repo):
     out = {}
     for name in ("default", "wire", "test", "busy"):
@@ -227,6 +275,8 @@ def config_seeds(repo):
     out["file_name_from_comment"] = b"# file: configs/edge-router_2.conf\n" + minimal
     out["too_many_routes"] = minimal + b"port0.address = 10.0.0.1/24\n" + b"".join(
         b"route=%d.0.0.0/8 via 10.0.0.2\n" % i for i in range(11, 76))
+    out["ipv6_every_form"] = minimal + read_seed_lines(IPV6_FORMS)
+    out["ipv6_errors_of_every_kind"] = minimal + read_seed_lines(IPV6_ERRORS)
     out["wire_rewrite_mac"] = re.sub(
         rb"wire.rewrite_mac = no", b"wire.rewrite_mac = yes\nport0.next_hop_mac = "
         b"02:00:00:00:00:0a\nport1.next_hop_mac = 02:00:00:00:00:0B", out["wire_conf"])

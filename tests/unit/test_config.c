@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h> /* inet_pton: the tests state IPv6 addresses as text */
 #include <cmocka.h>
 
 #include "confparse.h"
@@ -446,14 +447,17 @@ static void test_key_table_is_sound(void **state)
         /* Only an address, a MAC or a PCI function has a "not set" macro for the firmware to
          * test; routes are a list, empty when unset. */
         assert_true(!k->no_default ||
-                    ((k->type == CONF_IPV4_PREFIX || k->type == CONF_MAC ||
-                      k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE || k->type == CONF_VLAN ||
-                      k->type == CONF_NEIGH) && !k->required));
+                    ((k->type == CONF_IPV4_PREFIX || k->type == CONF_IPV6_PREFIX ||
+                      k->type == CONF_MAC || k->type == CONF_PCI_ADDR || k->type == CONF_ROUTE ||
+                      k->type == CONF_ROUTE6 || k->type == CONF_VLAN || k->type == CONF_NEIGH) &&
+                     !k->required));
         assert_true(k->type != CONF_IPV4_PREFIX || (k->min >= 0 && k->max <= 30));
+        assert_true(k->type != CONF_IPV6_PREFIX || (k->no_default && k->min >= 1 && k->max <= 128));
         /* A list is a route, static-neighbour or VLAN list: it may repeat, and has no
          * default. */
-        assert_true(k->repeatable ==
-                    (k->type == CONF_ROUTE || k->type == CONF_NEIGH || k->type == CONF_VLAN));
+        assert_true(k->repeatable == (k->type == CONF_ROUTE || k->type == CONF_ROUTE6 ||
+                                      k->type == CONF_NEIGH || k->type == CONF_VLAN));
+        assert_true(k->type != CONF_ROUTE6 || (k->no_default && k->min >= 0 && k->max <= 128));
         assert_true(k->type != CONF_NEIGH || k->no_default);
         assert_true(k->type != CONF_VLAN || (k->no_default && k->min >= 8 && k->max <= 30));
         assert_true(k->type != CONF_ROUTE || (k->no_default && k->min >= 0 && k->max <= 32));
@@ -463,8 +467,14 @@ static void test_key_table_is_sound(void **state)
         assert_true(k->type != CONF_STRING ||
                     (k->extra_chars != NULL && k->max_len <= CONF_LINE_MAX_BYTES));
         for (size_t j = 0; j < i; j++) {
+            /* portN.address and portN.address6 share a macro prefix: their suffixes differ. */
+            bool v4_v6 = (conf_keys[j].type == CONF_IPV4_PREFIX && k->type == CONF_IPV6_PREFIX) ||
+                         (conf_keys[j].type == CONF_IPV6_PREFIX && k->type == CONF_IPV4_PREFIX);
+
             assert_string_not_equal(conf_keys[j].name, k->name);
-            assert_string_not_equal(conf_keys[j].macro, k->macro);
+            if (!v4_v6) {
+                assert_string_not_equal(conf_keys[j].macro, k->macro);
+            }
         }
     }
     /* CONFIG_PORT_ADDRESSES is built from these rows, found by name. */
@@ -477,6 +487,12 @@ static void test_key_table_is_sound(void **state)
         k = conf_key_find(name);
         assert_non_null(k);
         assert_int_equal(k->type, CONF_IPV4_PREFIX);
+        assert_string_equal(k->macro, macro);
+        /* CONFIG_PORT_ADDRESSES6 from these, with the same macro prefix */
+        snprintf(name, sizeof(name), "port%u.address6", n);
+        k = conf_key_find(name);
+        assert_non_null(k);
+        assert_int_equal(k->type, CONF_IPV6_PREFIX);
         assert_string_equal(k->macro, macro);
         /* and CONFIG_PORT_NEXT_HOP_MACS from these */
         snprintf(name, sizeof(name), "port%u.next_hop_mac", n);
@@ -948,6 +964,7 @@ static void assert_same_but(const struct conf_values *a, const struct conf_value
         }
         if (a->val[i].present != b->val[i].present || a->val[i].num != b->val[i].num ||
             a->val[i].ip != b->val[i].ip || a->val[i].prefix != b->val[i].prefix ||
+            memcmp(a->val[i].ip6, b->val[i].ip6, sizeof(a->val[i].ip6)) != 0 ||
             memcmp(a->val[i].mac, b->val[i].mac, sizeof(a->val[i].mac)) != 0 ||
             memcmp(a->val[i].peer, b->val[i].peer, sizeof(a->val[i].peer)) != 0) {
             fail_msg("%s and %s differ in %s", a->file_name, b->file_name, key);
@@ -968,18 +985,36 @@ static void assert_same_routes(const struct conf_values *a, const struct conf_va
     }
 }
 
+/* Assert that two parsed files have the same route6 lines (their lines aside). */
+static void assert_same_routes6(const struct conf_values *a, const struct conf_values *b)
+{
+    assert_int_equal(a->nroutes6, b->nroutes6);
+    for (unsigned r = 0; r < a->nroutes6; r++) {
+        assert_memory_equal(a->routes6[r].prefix, b->routes6[r].prefix, CONF_IPV6_BYTES);
+        assert_int_equal(a->routes6[r].len, b->routes6[r].len);
+        assert_int_equal(a->routes6[r].via, b->routes6[r].via);
+        assert_memory_equal(a->routes6[r].gateway, b->routes6[r].gateway, CONF_IPV6_BYTES);
+        assert_int_equal(a->routes6[r].dev, b->routes6[r].dev);
+        assert_int_equal(a->routes6[r].iface, b->routes6[r].iface);
+    }
+}
+
 /* The shipped configs are valid, set every key, and differ only where their headers say. */
 static void test_shipped_configs(void **state)
 {
-    static struct conf_values def, test, busy, wire, reboot, jumbo;
+    static struct conf_values def, test, busy, wire, reboot, jumbo, slots;
     static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
                                              "port1.mtu", "sink.iperf3_json", NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const jumbo_diff[] = { "name", "port0.mtu", "port1.mtu",
                                               "nic.pool_buffers", NULL };
-    static const char *const wire_diff[] = { "name", "mode", "port0.address", "port1.address",
-                                             "route", NULL };
+    static const char *const wire_diff[] = { "name",          "mode",           "port0.address",
+                                             "port1.address", "port0.address6", "port1.address6",
+                                             "route",         "route6",         NULL };
+    static const char *const slots_diff[] = { "name", "port0.pci", "port1.pci", NULL };
+    static const uint8_t a18[CONF_IPV6_BYTES] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x18, [15] = 1 };
+    static const uint8_t a19[CONF_IPV6_BYTES] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x19, [15] = 1 };
 
     (void)state;
     parse_shipped("config/default.conf", &def);
@@ -988,8 +1023,17 @@ static void test_shipped_configs(void **state)
     parse_shipped("config/wire.conf", &wire);
     parse_shipped("config/reboot.conf", &reboot);
     parse_shipped("config/jumbo.conf", &jumbo);
+    parse_shipped("config/slots.conf", &slots);
     assert_same_but(&def, &jumbo, jumbo_diff);
     assert_same_routes(&def, &jumbo);
+    assert_same_but(&def, &slots, slots_diff);
+    assert_same_routes(&def, &slots);
+    /* Every router-mode file has default.conf's IPv6 addresses and routes. */
+    assert_same_routes6(&def, &test);
+    assert_same_routes6(&def, &busy);
+    assert_same_routes6(&def, &jumbo);
+    assert_same_routes6(&def, &reboot);
+    assert_same_routes6(&def, &slots);
     assert_int_equal(conf_get(&jumbo, "port0.mtu")->num, 9000);
     assert_same_but(&test, &reboot, reboot_diff);
     assert_same_routes(&test, &reboot);
@@ -1023,6 +1067,22 @@ static void test_shipped_configs(void **state)
     assert_int_equal(def.routes[1].gateway, 0xc6120002); /* 198.18.0.2 */
     assert_int_equal(def.routes[1].iface, 0);
 
+    /* ... and their IPv6 twins: 2001:db8:100::/48 via port1, its /49 upper half via port0. */
+    assert_true(conf_get(&def, "port0.address6")->present);
+    assert_memory_equal(conf_get(&def, "port0.address6")->ip6, a18, CONF_IPV6_BYTES);
+    assert_int_equal(conf_get(&def, "port0.address6")->prefix, 64);
+    assert_memory_equal(conf_get(&def, "port1.address6")->ip6, a19, CONF_IPV6_BYTES);
+    assert_int_equal(conf_get(&def, "port1.address6")->prefix, 64);
+    assert_false(conf_get(&def, "port2.address6")->present);
+    assert_int_equal(def.nroutes6, 2);
+    assert_int_equal(def.routes6[0].len, 48);
+    assert_int_equal(def.routes6[0].gateway[5], 0x19);
+    assert_int_equal(def.routes6[0].iface, 1);
+    assert_int_equal(def.routes6[1].len, 49);
+    assert_int_equal(def.routes6[1].prefix[6], 0x80);
+    assert_int_equal(def.routes6[1].gateway[5], 0x18);
+    assert_int_equal(def.routes6[1].iface, 0);
+
     /* wire.conf: a 0-1 wire without rewriting, no addresses, no routes. */
     assert_string_equal(conf_get(&wire, "name")->text, "wire");
     assert_string_equal(conf_get(&wire, "mode")->text, "wire");
@@ -1034,8 +1094,11 @@ static void test_shipped_configs(void **state)
 
         snprintf(key, sizeof(key), "port%u.address", n);
         assert_false(conf_get(&wire, key)->present);
+        snprintf(key, sizeof(key), "port%u.address6", n);
+        assert_false(conf_get(&wire, key)->present);
     }
     assert_int_equal(wire.nroutes, 0);
+    assert_int_equal(wire.nroutes6, 0);
 }
 
 /* --- forwarding keys: mode, wire.*, portN.next_hop_mac, route, router.* ---------------------- */
@@ -1604,6 +1667,7 @@ static void test_other_keys_stay_single(void **state)
         "mode = router",         "wire.pairs = 0-1",          "wire.rewrite_mac = no",
         "router.icmp_burst = 5", "router.icmp_errors_per_sec = 5",
         "port2.next_hop_mac = 02:00:00:00:00:01", "port1.address = 198.19.0.1/24", "name = x",
+        "port3.address6 = 2001:db8::1/64",
     };
     char text[512];
 
@@ -1805,6 +1869,596 @@ static void test_emitted_routes(void **state)
     free(h);
 }
 
+/* --- IPv6: portN.address6 and route6 ------------------------------------------------------- */
+
+/* Two ports with IPv6 addresses, then the required keys: lines 1..6; tests append from line 7. */
+#define ROUTER6_KEYS                                                                               \
+    "port0.address6 = 2001:db8:18::1/64\n"                                                         \
+    "port1.address6 = 2001:db8:19::1/64\n" REQUIRED_KEYS
+
+/* Assert an address6 key holds the address text (parsed here with inet_pton) and prefix. */
+static void assert_address6(const char *key, const char *addr, unsigned prefix)
+{
+    const struct conf_value *v = conf_get(&vals, key);
+    uint8_t want[CONF_IPV6_BYTES];
+
+    assert_non_null(v);
+    assert_true(v->present);
+    assert_int_equal(inet_pton(AF_INET6, addr, want), 1);
+    assert_memory_equal(v->ip6, want, CONF_IPV6_BYTES);
+    assert_int_equal(v->prefix, prefix);
+}
+
+static void test_address6_valid(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8:18::1/64\n"
+                                         "port1.address6=2001:DB8:19:0:0:0:0:1/64 # upper case\n"
+                                         "port2.address6 = fd00:1:2:3::a/48\n"
+                                         "port3.address6 = 2001:db8:ffff::1/128\n"),
+                     0);
+    assert_address6("port0.address6", "2001:db8:18::1", 64);
+    assert_address6("port1.address6", "2001:db8:19::1", 64);
+    assert_address6("port2.address6", "fd00:1:2:3::a", 48); /* unique-local, RFC 4193 */
+    assert_address6("port3.address6", "2001:db8:ffff::1", 128);
+    assert_string_equal(conf_get(&vals, "port1.address6")->text, "2001:DB8:19:0:0:0:0:1/64");
+    assert_int_equal(conf_get(&vals, "port0.address6")->line, 5);
+    /* The length edges; /127 and /128 have no subnet-router anycast address to refuse. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8::1/16\n"
+                                         "port1.address6 = 2002::/127\n"
+                                         "port2.address6 = 2003::/128\n"
+                                         "port3.address6 = 2004::1:2.3.4.5/96\n"),
+                     0);
+    assert_address6("port0.address6", "2001:db8::1", 16);
+    assert_address6("port1.address6", "2002::", 127);
+    assert_address6("port2.address6", "2003::", 128);
+    assert_address6("port3.address6", "2004::1:203:405", 96);
+    /* IPv4 and IPv6 on one port are independent; unset stays unset. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address = 198.18.0.1/24\n"
+                                         "port0.address6 = 2001:db8:18::1/64\n"),
+                     0);
+    assert_address("port0.address", 0xc6120001, 24);
+    assert_address6("port0.address6", "2001:db8:18::1", 64);
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+        static const uint8_t zero[CONF_IPV6_BYTES];
+
+        snprintf(key, sizeof(key), "port%u.address6", n);
+        assert_false(conf_get(&vals, key)->present);
+        assert_int_equal(conf_get(&vals, key)->line, 0);
+        assert_memory_equal(conf_get(&vals, key)->ip6, zero, CONF_IPV6_BYTES);
+    }
+    /* Wire mode: checked like any key, unused (the firmware gives no port IPv6 then). */
+    assert_int_equal(parse(ROUTER6_KEYS "mode = wire\nroute6 = ::/0 via 2001:db8:18::2\n"), 0);
+    assert_int_equal(parse(REQUIRED_KEYS "mode = wire\nport0.address6 = fe80::1/64\n"),
+                     WS_ERR_INVAL);
+    assert_error_has(0, 6, "port0.address6: fe80::1 is a link-local address");
+}
+
+static void test_address6_syntax(void **state)
+{
+    static const char *const not_addrs[] = {
+        "2001:db8::g/64",  "2001:db8:::1/64",   "2001:db8::1::2/64", "1:2:3:4:5:6:7:8:9/64",
+        "12345::1/64",     "2001:db8::1 /64",   "[2001:db8::1]/64",  "fe80::1%eth0/64",
+        "198.18.0.1/64",   "/64",               "2001:db8::1.2.3/64", ":1::2/64",
+        "::ffff:1.2.3.04/96", "2001:0db8:0000:0000:0000:0000:0000:0001:0/64",
+    };
+    char line[160], msg[320];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(not_addrs) / sizeof(not_addrs[0]); i++) {
+        snprintf(line, sizeof(line), "port1.address6 = %s", not_addrs[i]);
+        snprintf(msg, sizeof(msg), "port1.address6: '%s' is not an IPv6 address with prefix "
+                 "length: expected x:x::x/len, hex groups of RFC 4291 2.2 (e.g. 2001:db8::1/64)",
+                 not_addrs[i]);
+        assert_one_bad_line(line, msg);
+    }
+    assert_one_bad_line("port0.address6 = 2001:db8::1",
+                        "port0.address6: '2001:db8::1' has no prefix length: expected "
+                        "x:x::x/len, len 16..128");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/15",
+                        "port0.address6: '2001:db8::1/15': prefix length 15 out of range 16..128");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/129",
+                        "port0.address6: '2001:db8::1/129': prefix length 129 out of range "
+                        "16..128");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/064",
+                        "port0.address6: '2001:db8::1/064': prefix length '064' has a leading "
+                        "zero: write it without");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/",
+                        "port0.address6: '2001:db8::1/': prefix length '' is not a number: "
+                        "expected 16..128");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/64/64",
+                        "port0.address6: '2001:db8::1/64/64': prefix length '64/64' is not a "
+                        "number: expected 16..128");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/0x40",
+                        "port0.address6: '2001:db8::1/0x40': prefix length '0x40' is not a "
+                        "number: expected 16..128");
+    assert_one_bad_line("port0.address6 = 2001:db8::1/99999999999",
+                        "port0.address6: '2001:db8::1/99999999999': prefix length 99999999999 "
+                        "out of range 16..128");
+    assert_one_bad_line("port0.address6 =", "port0.address6: empty value");
+}
+
+static void test_address6_unusable(void **state)
+{
+    (void)state;
+    assert_one_bad_line("port0.address6 = ff02::1/64",
+                        "port0.address6: ff02::1 is a multicast address (ff00::/8)");
+    assert_one_bad_line("port0.address6 = ff0e:db8::1/64",
+                        "port0.address6: ff0e:db8::1 is a multicast address (ff00::/8)");
+    assert_one_bad_line("port0.address6 = fe80::1/64",
+                        "port0.address6: fe80::1 is a link-local address (fe80::/10): derived "
+                        "from the MAC automatically; give a global or unique-local address");
+    assert_one_bad_line("port2.address6 = FEBF:ffff::1/64",
+                        "port2.address6: febf:ffff::1 is a link-local address (fe80::/10): "
+                        "derived from the MAC automatically; give a global or unique-local "
+                        "address");
+    assert_one_bad_line("port0.address6 = ::/64",
+                        "port0.address6: :: is the unspecified address (::)");
+    assert_one_bad_line("port0.address6 = ::/128",
+                        "port0.address6: :: is the unspecified address (::)");
+    assert_one_bad_line("port0.address6 = ::1/128",
+                        "port0.address6: ::1 is the loopback address (::1)");
+    assert_one_bad_line("port0.address6 = ::ffff:198.18.0.1/120",
+                        "port0.address6: ::ffff:198.18.0.1 is an IPv4-mapped address "
+                        "(::ffff:0:0/96)");
+    /* Host bits all zero below /127: the subnet-router anycast address (RFC 4291 2.6.1). */
+    assert_one_bad_line("port0.address6 = 2001:db8:18::/64",
+                        "port0.address6: 2001:db8:18:: is the subnet-router anycast address of "
+                        "2001:db8:18::/64 (host bits all zero, RFC 4291 2.6.1): give a host "
+                        "address");
+    assert_one_bad_line("port3.address6 = 2001:db8:18:0:0:0:0:0/126",
+                        "port3.address6: 2001:db8:18:: is the subnet-router anycast address of "
+                        "2001:db8:18::/126 (host bits all zero, RFC 4291 2.6.1): give a host "
+                        "address");
+    /* The first 64 bits may end in zeros; only the host part counts. fec0:: (site-local, long
+     * deprecated) and other unicast ranges are not refused. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8::8000:0:0:0/48\n"
+                                         "port1.address6 = fec0::1/64\n"),
+                     0);
+    /* The error is on the address's own line. */
+    assert_int_equal(parse(REQUIRED_KEYS "\nport3.address6 = ::1/128\n"), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 6, "port3.address6: ::1 is the loopback address (::1)");
+}
+
+static void test_address6_prefixes_overlap(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8:18::1/64\n"
+                                         "port1.address6 = 2001:db8:18::2/64\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 6, "port1.address6: 2001:db8:18::2/64 is in the same prefix 2001:db8:18::/64 "
+                       "as port0.address6 (line 5)");
+    assert_false(conf_get(&vals, "port1.address6")->present);
+    /* "Later" is by line, not by port number; wider and narrower prefixes. */
+    assert_int_equal(parse("port2.address6 = 2001:db8:18::1/64\n" REQUIRED_KEYS
+                           "port0.address6 = 2001:db8::1/32\n"
+                           "port1.address6 = 2001:db8:18::8:1/112\n"
+                           "port3.address6 = 2001:db8:18::1/128\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 3);
+    assert_error(0, 6, "port0.address6: prefix 2001:db8::/32 overlaps prefix 2001:db8:18::/64 of "
+                       "port2.address6 (line 1)");
+    assert_error(1, 7, "port1.address6: prefix 2001:db8:18::8:0/112 overlaps prefix "
+                       "2001:db8:18::/64 of port2.address6 (line 1)");
+    assert_error(2, 8, "port3.address6: prefix 2001:db8:18::1/128 overlaps prefix "
+                       "2001:db8:18::/64 of port2.address6 (line 1)");
+    /* Neighbouring prefixes do not overlap; IPv4 subnets are another space. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8:18::1/64\n"
+                                         "port1.address6 = 2001:db8:19::1/64\n"
+                                         "port2.address6 = 2001:db8:18:1::1/64\n"
+                                         "port3.address6 = 2001:db8:1a::1/127\n"
+                                         "port0.address = 198.18.0.1/24\n"),
+                     0);
+    /* A bad address6 is not compared (its own error suffices) and hides no later one. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8::/64\n"
+                                         "port1.address6 = 2001:db8::1/64\n"
+                                         "port2.address6 = 2001:db8::2/64\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error_has(0, 5, "subnet-router anycast");
+    assert_error(1, 7, "port2.address6: 2001:db8::2/64 is in the same prefix 2001:db8::/64 as "
+                       "port1.address6 (line 6)");
+}
+
+/* Assert route6 i is prefix/len, gateway (NULL: none), dev port (-1: none), egress, line. */
+static void assert_route6(unsigned i, const char *prefix, unsigned len, const char *gateway,
+                          int dev, unsigned iface, unsigned line)
+{
+    uint8_t want[CONF_IPV6_BYTES] = { 0 };
+    const struct conf_route6 *r;
+
+    assert_true(i < vals.nroutes6);
+    r = &vals.routes6[i];
+    assert_int_equal(inet_pton(AF_INET6, prefix, want), 1);
+    assert_memory_equal(r->prefix, want, CONF_IPV6_BYTES);
+    assert_int_equal(r->len, len);
+    assert_int_equal(r->via, gateway != NULL);
+    memset(want, 0, sizeof(want));
+    if (gateway != NULL) {
+        assert_int_equal(inet_pton(AF_INET6, gateway, want), 1);
+    }
+    assert_memory_equal(r->gateway, want, CONF_IPV6_BYTES);
+    assert_int_equal(r->dev, dev >= 0);
+    if (dev >= 0) {
+        assert_int_equal(r->dev_port, dev);
+    }
+    assert_int_equal(r->iface, iface);
+    assert_int_equal(r->line, line);
+}
+
+static void test_routes6_valid(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(ROUTER6_KEYS "route6 = 2001:db8:100::/48 via 2001:db8:19::2\n"
+                                        "route6 = 2001:db8:100:8000::/49 via 2001:db8:18::2\n"
+                                        "route6\t=\t::/0   via\tfe80::1  dev port0  # default\n"
+                                        "route6 = 2001:db8:200::/40 dev port1\n"
+                                        "route6 = 2001:db8:300::1/128 via 2001:db8:19::fe dev "
+                                        "port1\n"
+                                        "route6 = 2001:db8:18:1::/64 via FE80::2:3 dev port1\n"
+                                        "route6 = 2001:db8:18::/65 via 2001:db8:18::3\n"),
+                     0);
+    assert_int_equal(vals.nroutes6, 7);
+    assert_route6(0, "2001:db8:100::", 48, "2001:db8:19::2", -1, 1, 7);
+    assert_route6(1, "2001:db8:100:8000::", 49, "2001:db8:18::2", -1, 0, 8);
+    assert_route6(2, "::", 0, "fe80::1", 0, 0, 9);
+    assert_route6(3, "2001:db8:200::", 40, NULL, 1, 1, 10);
+    assert_route6(4, "2001:db8:300::1", 128, "2001:db8:19::fe", 1, 1, 11);
+    assert_route6(5, "2001:db8:18:1::", 64, "fe80::2:3", 1, 1, 12);
+    /* Inside a port's prefix but longer than it: not the connected route itself. */
+    assert_route6(6, "2001:db8:18::", 65, "2001:db8:18::3", -1, 0, 13);
+    assert_int_equal(conf_get(&vals, "route6")->line, 7);
+    assert_true(conf_get(&vals, "route6")->present);
+    /* The addresses may come after the routes that need them. */
+    assert_int_equal(parse("route6 = 2001:db8:100::/48 via 2001:db8:19::2\n"
+                           "route6 = 2001:db8:200::/48 dev port3\n" REQUIRED_KEYS
+                           "port3.address6 = 2001:db8:3::1/64\n"
+                           "port1.address6 = 2001:db8:19::1/64\n"),
+                     0);
+    assert_route6(0, "2001:db8:100::", 48, "2001:db8:19::2", -1, 1, 1);
+    assert_route6(1, "2001:db8:200::", 48, NULL, 3, 3, 2);
+    /* IPv4 and IPv6 routes are separate lists. */
+    assert_int_equal(vals.nroutes, 0);
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_int_equal(vals.nroutes6, 0);
+    assert_false(conf_get(&vals, "route6")->present);
+    assert_int_equal(conf_get(&vals, "route6")->line, 0);
+}
+
+static void test_route6_syntax_errors(void **state)
+{
+    static const char *const bad_shape[] = {
+        "2001:db8::/32",
+        "2001:db8::/32 via",
+        "2001:db8::/32 through 2001:db8:18::2",
+        "2001:db8::/32 VIA 2001:db8:18::2",
+        "via 2001:db8:18::2",
+        "2001:db8::/32 dev",
+        "2001:db8::/32 dev port0 via fe80::1",
+        "2001:db8::/32 via fe80::1 dev",
+        "2001:db8::/32 via fe80::1 port0 dev",
+        "2001:db8::/32 via fe80::1 dev port0 x",
+        "2001:db8::/32 via 2001:db8:18::2 2001:db8:19::2",
+    };
+    char line[160], msg[320];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_shape) / sizeof(bad_shape[0]); i++) {
+        snprintf(line, sizeof(line), "route6 = %s", bad_shape[i]);
+        snprintf(msg, sizeof(msg), "route6: '%s': expected 'prefix/len via gateway', 'prefix/len "
+                 "via fe80::X dev portN' or 'prefix/len dev portN'", bad_shape[i]);
+        assert_one_bad_line(line, msg);
+    }
+    /* The destination: as strict as a port's address6, any length 0..128, no host bits. */
+    assert_one_bad_line("route6 = 2001:db8:100::1/48 via 2001:db8:18::2",
+                        "route6: 2001:db8:100::1/48 has host bits set (did you mean "
+                        "2001:db8:100::/48?)");
+    assert_one_bad_line("route6 = 2001:db8:100:8000::/48 dev port0",
+                        "route6: 2001:db8:100:8000::/48 has host bits set (did you mean "
+                        "2001:db8:100::/48?)");
+    assert_one_bad_line("route6 = ::1/0 dev port0",
+                        "route6: ::1/0 has host bits set (did you mean ::/0?)");
+    assert_one_bad_line("route6 = 2001:db8:: via 2001:db8:18::2",
+                        "route6: '2001:db8::' has no prefix length: expected x:x::x/len, len "
+                        "0..128");
+    assert_one_bad_line("route6 = 2001:db8::/129 via 2001:db8:18::2",
+                        "route6: '2001:db8::/129': prefix length 129 out of range 0..128");
+    assert_one_bad_line("route6 = 2001:db8::/032 via 2001:db8:18::2",
+                        "route6: '2001:db8::/032': prefix length '032' has a leading zero: write "
+                        "it without");
+    assert_one_bad_line("route6 = 2001:db8:::/32 via 2001:db8:18::2",
+                        "route6: '2001:db8:::/32' is not an IPv6 address with prefix length: "
+                        "expected x:x::x/len, hex groups of RFC 4291 2.2 (e.g. 2001:db8::1/64)");
+    assert_one_bad_line("route6 = 10.0.0.0/8 via 2001:db8:18::2",
+                        "route6: '10.0.0.0/8' is not an IPv6 address with prefix length: "
+                        "expected x:x::x/len, hex groups of RFC 4291 2.2 (e.g. 2001:db8::1/64)");
+    /* The gateway: an address alone, a unicast one a neighbour may have. */
+    static const char *const not_gateways[] = { "2001:db8:18::2/64", "198.18.0.2", "gw1",
+                                                "fe80::1%port0", "2001:db8:18::2#x", "::g" };
+    for (size_t i = 0; i < sizeof(not_gateways) / sizeof(not_gateways[0]); i++) {
+        snprintf(line, sizeof(line), "route6 = 2001:db8::/32 via %s", not_gateways[i]);
+        snprintf(msg, sizeof(msg), "route6: gateway '%s' is not an IPv6 address: expected x:x::x, "
+                 "hex groups of RFC 4291 2.2 (e.g. 2001:db8::2 or fe80::1)", not_gateways[i]);
+        assert_one_bad_line(line, msg);
+    }
+    assert_one_bad_line("route6 = 2001:db8::/32 via ff02::2",
+                        "route6: gateway ff02::2 is a multicast address (ff00::/8)");
+    assert_one_bad_line("route6 = 2001:db8::/32 via ff02::2 dev port0",
+                        "route6: gateway ff02::2 is a multicast address (ff00::/8)");
+    assert_one_bad_line("route6 = 2001:db8::/32 via ::",
+                        "route6: gateway :: is the unspecified address (::)");
+    assert_one_bad_line("route6 = 2001:db8::/32 via ::1",
+                        "route6: gateway ::1 is the loopback address (::1)");
+    assert_one_bad_line("route6 = 2001:db8::/32 via ::ffff:198.18.0.2",
+                        "route6: gateway ::ffff:198.18.0.2 is an IPv4-mapped address "
+                        "(::ffff:0:0/96)");
+    /* A link-local gateway is on every link: it needs its port. */
+    assert_one_bad_line("route6 = 2001:db8::/32 via fe80::1",
+                        "route6: link-local gateway fe80::1 needs its port: write 'via fe80::1 "
+                        "dev portN'");
+    assert_one_bad_line("route6 = 2001:db8::/32 via FE80:0::0:1",
+                        "route6: link-local gateway fe80::1 needs its port: write 'via fe80::1 "
+                        "dev portN'");
+    /* dev: port0..port3 only, no VLAN sub-interface. */
+    static const char *const not_ports[] = { "port4", "eth0", "port01", "port", "Port1",
+                                             "port1.0", "port1.4095" };
+    for (size_t i = 0; i < sizeof(not_ports) / sizeof(not_ports[0]); i++) {
+        snprintf(line, sizeof(line), "route6 = 2001:db8::/32 dev %s", not_ports[i]);
+        snprintf(msg, sizeof(msg), "route6: '%s' is not a port: expected port0..port3",
+                 not_ports[i]);
+        assert_one_bad_line(line, msg);
+    }
+    assert_one_bad_line("route6 = 2001:db8::/32 dev port0.10",
+                        "route6: dev port0.10: IPv6 on VLAN sub-interfaces is not supported");
+    assert_one_bad_line("route6 = 2001:db8::/32 via fe80::1 dev port2.4094",
+                        "route6: dev port2.4094: IPv6 on VLAN sub-interfaces is not supported");
+    assert_one_bad_line("route6 =", "route6: empty value");
+}
+
+static void test_route6_checks_against_ports(void **state)
+{
+    (void)state;
+    /* No address6 at all: a global gateway is on no prefix, a dev port has no address6. */
+    assert_one_bad_line("route6 = 2001:db8::/32 via 2001:db8:18::2",
+                        "route6: gateway 2001:db8:18::2 is not on any port's address6 prefix");
+    assert_one_bad_line("route6 = 2001:db8::/32 dev port2", "route6: port2 has no address6");
+    assert_one_bad_line("route6 = 2001:db8::/32 via fe80::1 dev port3",
+                        "route6: port3 has no address6");
+    /* With addresses: checked at the file's end, reported on the route's line, in line order
+     * among the other lines' errors. */
+    assert_int_equal(parse(ROUTER6_KEYS "route6 = 2001:db8:100::/48 via 2001:db8:99::2\n" /* 7 */
+                                        "bogus = 1\n"                                     /* 8 */
+                                        "route6 = 2001:db8:101::/48 via 2001:db8:19::1\n" /* 9 */
+                                        "route6 = 2001:db8:102::/48 dev port2\n"          /* 10 */
+                                        "route6 = 2001:db8:103::/48 via fe80::1 dev port3\n"
+                                        "route6 = 2001:db8:104::/48 via 2001:db8:18::5 dev "
+                                        "port1\n"                                         /* 12 */
+                                        "route6 = 2001:db8:18::/64 dev port0\n"           /* 13 */
+                                        "route6 = 2001:db8:19::/64 via 2001:db8:18::2\n"  /* 14 */
+                                        "route6 = 2001:db8:19::/64 dev port1\n"),         /* 15 */
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 9);
+    assert_error(0, 7, "route6: gateway 2001:db8:99::2 is not on any port's address6 prefix");
+    assert_error(1, 8, "unknown key 'bogus'");
+    assert_error(2, 9, "route6: gateway 2001:db8:19::1 is port1's own address");
+    assert_error(3, 10, "route6: port2 has no address6");
+    assert_error(4, 11, "route6: port3 has no address6");
+    assert_error(5, 12, "route6: gateway 2001:db8:18::5 is on port0's prefix 2001:db8:18::/64, "
+                        "not on port1");
+    assert_error(6, 13, "route6: 2001:db8:18::/64 is already connected via port0 "
+                        "(port0.address6, line 1)");
+    assert_error(7, 14, "route6: 2001:db8:19::/64 is already connected via port1 "
+                        "(port1.address6, line 2)");
+    /* Found as the lines are read: line 14 is a route, whatever the end-of-file checks say. */
+    assert_error(8, 15, "route6: duplicate route to 2001:db8:19::/64 (first on line 14)");
+    /* ... also when the address comes later in the file. */
+    assert_int_equal(parse("route6 = 2001:db8:18::/64 dev port0\n" REQUIRED_KEYS
+                           "port0.address6 = 2001:db8:18::1/64\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 1, "route6: 2001:db8:18::/64 is already connected via port0 (port0.address6, "
+                       "line 6)");
+    /* An IPv4 address is no IPv6 port, and an IPv4 route no IPv6 one. */
+    assert_int_equal(parse(ROUTER_KEYS "route6 = 2001:db8::/32 dev port0\n"), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 7, "route6: port0 has no address6");
+    /* An address6 with its own error may be the one meant: no second error. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8:18::/64\n"
+                                         "route6 = 2001:db8::/32 via 2001:db8:18::2\n"
+                                         "route6 = 2001:db9::/32 dev port0\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error_has(0, 5, "port0.address6: 2001:db8:18:: is the subnet-router anycast address");
+}
+
+static void test_route6_duplicates_and_limit(void **state)
+{
+    static char text[8192];
+
+    (void)state;
+    /* Same prefix/len twice, however written and whatever the next hop. */
+    assert_int_equal(parse(ROUTER6_KEYS "route6 = 2001:db8:100::/48 via 2001:db8:18::2\n"
+                                        "route6 = 2001:db8:100::/56 via 2001:db8:18::2\n"
+                                        "route6 = 2001:DB8:100:0::/48 via 2001:db8:19::2\n"
+                                        "route6 = 2001:db8:100::/48 dev port1\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 9, "route6: duplicate route to 2001:db8:100::/48 (first on line 7)");
+    assert_error(1, 10, "route6: duplicate route to 2001:db8:100::/48 (first on line 7)");
+    /* A bad line is not a route: a later good one is no duplicate of it. */
+    assert_int_equal(parse(ROUTER6_KEYS "route6 = 2001:db8:100::/48 via ff02::1\n"
+                                        "route6 = 2001:db8:100::/48 via 2001:db8:18::2\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error_has(0, 7, "route6: gateway ff02::1");
+    assert_int_equal(vals.nroutes6, 1);
+    assert_int_equal(conf_get(&vals, "route6")->line, 7);
+    assert_string_equal(conf_get(&vals, "route6")->text, "2001:db8:100::/48 via 2001:db8:18::2");
+    /* The same destination in IPv4 and IPv6 form is two routes in two lists. */
+    assert_int_equal(parse(ROUTER6_KEYS "port0.address = 198.18.0.1/24\n"
+                                        "route = 0.0.0.0/0 via 198.18.0.2\n"
+                                        "route6 = ::/0 via 2001:db8:18::2\n"),
+                     0);
+    /* CONF_MAX_ROUTES6 lines are fine, one more is not. */
+    snprintf(text, sizeof(text), "%s", ROUTER6_KEYS);
+    for (int i = 0; i < CONF_MAX_ROUTES6; i++) {
+        snprintf(text + strlen(text), sizeof(text) - strlen(text),
+                 "route6 = 2001:db8:%x::/48 via 2001:db8:18::2\n", 0x100 + i);
+    }
+    assert_int_equal(parse(text), 0);
+    assert_int_equal(vals.nroutes6, CONF_MAX_ROUTES6);
+    assert_route6(CONF_MAX_ROUTES6 - 1, "2001:db8:13f::", 48, "2001:db8:18::2", -1, 0,
+                  6 + CONF_MAX_ROUTES6);
+    strcat(text, "route6 = 2001:db9::/32 via 2001:db8:19::2\n");
+    strcat(text, "route6 = 2001:db9::/32 via 2001:db8:19::3\n");
+    assert_int_equal(parse(text), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 7 + CONF_MAX_ROUTES6, "route6: too many routes, at most 64");
+    assert_error(1, 8 + CONF_MAX_ROUTES6, "route6: too many routes, at most 64");
+}
+
+static void test_emitted_address6(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8:18::1/64\n"
+                                         "port2.address6 = fd12:3456:789a:1::abcd/127\n"),
+                     0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "/* port0.address6 = 2001:db8:18::1/64 (line 5).");
+    assert_header_has(h, "\n#define CONFIG_PORT0_HAS_ADDRESS6 1\n"
+                         "#define CONFIG_PORT0_ADDRESS6 { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x18, "
+                         "0x00, 0x00, \\\n"
+                         "                                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, "
+                         "0x00, 0x01 }\n"
+                         "#define CONFIG_PORT0_PREFIX6 64\n\n");
+    assert_header_has(h, "/* port1.address6 not set (no default).");
+    assert_header_has(h, "\n#define CONFIG_PORT1_HAS_ADDRESS6 0\n"
+                         "#define CONFIG_PORT1_ADDRESS6 { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, "
+                         "0x00, 0x00, \\\n"
+                         "                                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, "
+                         "0x00, 0x00 }\n"
+                         "#define CONFIG_PORT1_PREFIX6 0\n\n");
+    assert_header_has(h, "\n#define CONFIG_PORT2_HAS_ADDRESS6 1\n"
+                         "#define CONFIG_PORT2_ADDRESS6 { 0xfd, 0x12, 0x34, 0x56, 0x78, 0x9a, "
+                         "0x00, 0x01, \\\n"
+                         "                                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, "
+                         "0xab, 0xcd }\n"
+                         "#define CONFIG_PORT2_PREFIX6 127\n\n");
+    assert_header_has(h, "\n#define CONFIG_PORT3_HAS_ADDRESS6 0\n");
+    /* The IPv4 macros of the same ports are unchanged beside them. */
+    assert_header_has(h, "\n#define CONFIG_PORT0_HAS_ADDRESS 0\n");
+    assert_header_has(h, "\n/* Every port's IPv6 address as { has_address6, { 16 bytes }, "
+                         "prefix6 }, port0 first:");
+    assert_header_has(h, "\n#define CONFIG_PORT_ADDRESSES6 \\\n"
+                         "    { { 1, { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x18, 0x00, 0x00, \\\n"
+                         "             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 }, 64 }, "
+                         "\\\n"
+                         "      { 0, { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 0 }, \\\n"
+                         "      { 1, { 0xfd, 0x12, 0x34, 0x56, 0x78, 0x9a, 0x00, 0x01, \\\n"
+                         "             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xab, 0xcd }, 127 }, "
+                         "\\\n"
+                         "      { 0, { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 0 } "
+                         "}\n\n");
+    /* In table order: after the IPv4 addresses; the aggregate right after CONFIG_PORT_ADDRESSES. */
+    assert_true(strstr(h, "CONFIG_PORT0_HAS_ADDRESS6") > strstr(h, "CONFIG_PORT3_PREFIX "));
+    assert_true(strstr(h, "CONFIG_PORT0_MTU") > strstr(h, "CONFIG_PORT3_PREFIX6"));
+    assert_true(strstr(h, "CONFIG_PORT_ADDRESSES6") > strstr(h, "CONFIG_PORT_ADDRESSES \\"));
+    assert_true(strstr(h, "CONFIG_MAX_MTU") > strstr(h, "CONFIG_PORT_ADDRESSES6"));
+    assert_lines_fit(h);
+    free(h);
+}
+
+static void test_emitted_routes6(void **state)
+{
+    char *h;
+
+    (void)state;
+    assert_int_equal(parse(ROUTER6_KEYS "route6 = 2001:db8:100::/48 via 2001:db8:19::2\n"
+                                        "route6 = ::/0 via fe80::1 dev port0\n"
+                                        "route6 = 2001:db8:200::/40 dev port1\n"),
+                     0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n/* route6: 3 lines. Router mode: a static IPv6 route, one per line.");
+    assert_header_has(h, "\n#define CONFIG_NROUTES6 3\n"
+                         "/* { { prefix }, len, has_gateway, { gateway }, iface } per route6, in "
+                         "file order:\n"
+                         " *   line 7: 2001:db8:100::/48 via 2001:db8:19::2 (port1)\n"
+                         " *   line 8: ::/0 via fe80::1 dev port0\n"
+                         " *   line 9: 2001:db8:200::/40 dev port1 */\n"
+                         "#define CONFIG_ROUTES6 \\\n"
+                         "    { { { 0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 48, 1, \\\n"
+                         "        { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x19, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02 }, 1 }, \\\n"
+                         "      { { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 0, 1, \\\n"
+                         "        { 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 }, 0 }, \\\n"
+                         "      { { 0x20, 0x01, 0x0d, 0xb8, 0x02, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 40, 0, \\\n"
+                         "        { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 1 } }\n\n");
+    /* In table order: right after the IPv4 routes, before the router keys. */
+    assert_true(strstr(h, "CONFIG_NROUTES6") > strstr(h, "CONFIG_ROUTES \\"));
+    assert_true(strstr(h, "CONFIG_ROUTER_ICMP_PER_SEC") > strstr(h, "CONFIG_ROUTES6"));
+    assert_lines_fit(h);
+    free(h);
+    /* One route: no trailing comma. Two long addresses: the comment line is split to fit. */
+    assert_int_equal(parse(REQUIRED_KEYS "port3.address6 = 2001:db8:ffff:ffff:ffff:ffff:ffff:1/64\n"
+                                         "route6 = 2001:db8:eeee:eeee:eeee:eeee:eeee:eeee/128 via "
+                                         "2001:db8:ffff:ffff:ffff:ffff:ffff:fffe\n"),
+                     0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n/* route6: 1 line. Router mode:");
+    assert_header_has(h, " *   line 6: 2001:db8:eeee:eeee:eeee:eeee:eeee:eeee/128\n"
+                         " *     via 2001:db8:ffff:ffff:ffff:ffff:ffff:fffe (port3) */\n");
+    assert_header_has(h, "\n#define CONFIG_NROUTES6 1\n");
+    assert_header_has(h, "          0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe }, 3 } }\n\n");
+    assert_lines_fit(h);
+    free(h);
+    /* None: a count of 0 and one all-zero placeholder entry of the same shape. */
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "\n/* route6: no lines. Router mode:");
+    assert_header_has(h, "\n#define CONFIG_NROUTES6 0\n"
+                         "/* No IPv6 routes: one all-zero placeholder entry, as an initializer "
+                         "may not be empty; loop\n"
+                         " * to CONFIG_NROUTES6, never to the array's size. */\n"
+                         "#define CONFIG_ROUTES6 \\\n"
+                         "    { { { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 0, 0, \\\n"
+                         "        { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, \\\n"
+                         "          0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 }, 0 } }\n\n");
+    assert_lines_fit(h);
+    free(h);
+}
+
+/* The doc rows of the IPv6 keys. */
+static void test_doc_ipv6_rows(void **state)
+{
+    char *table;
+
+    (void)state;
+    table = emit_to_string(conf_emit_doc);
+    assert_non_null(strstr(table, "| `port1.address6` | no | unset | `x:x::x/len` (RFC 4291 2.2), "
+                                  "len 16..128; global or unique-local unicast:"));
+    assert_non_null(strstr(table, "| `CONFIG_PORT1_HAS_ADDRESS6`, `CONFIG_PORT1_ADDRESS6`, "
+                                  "`CONFIG_PORT1_PREFIX6` |"));
+    assert_non_null(strstr(table, "| `route6` | no | none | `P/len via G`, `P/len via fe80::X dev "
+                                  "portN` or `P/len dev portN`, len 0..128, no host bits set; at "
+                                  "most 64 lines (see IPv6) | `CONFIG_NROUTES6`, "
+                                  "`CONFIG_ROUTES6` |"));
+    free(table);
+}
+
 /* Errors are listed by line even when found at the end; a full list keeps the earliest. */
 static void test_error_order(void **state)
 {
@@ -1938,6 +2592,17 @@ int main(void)
         cmocka_unit_test(test_emitted_routes),
         cmocka_unit_test(test_static_neighbours),
         cmocka_unit_test(test_vlans),
+        cmocka_unit_test(test_address6_valid),
+        cmocka_unit_test(test_address6_syntax),
+        cmocka_unit_test(test_address6_unusable),
+        cmocka_unit_test(test_address6_prefixes_overlap),
+        cmocka_unit_test(test_routes6_valid),
+        cmocka_unit_test(test_route6_syntax_errors),
+        cmocka_unit_test(test_route6_checks_against_ports),
+        cmocka_unit_test(test_route6_duplicates_and_limit),
+        cmocka_unit_test(test_emitted_address6),
+        cmocka_unit_test(test_emitted_routes6),
+        cmocka_unit_test(test_doc_ipv6_rows),
         cmocka_unit_test(test_error_order),
         cmocka_unit_test(test_doc_forwarding_rows),
         cmocka_unit_test(test_shipped_configs),
