@@ -39,6 +39,8 @@ KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-common -mno-red-zone -m
 KASFLAGS := -I. -Ikernel -I$(GEN) -MMD -MP
 KLDFLAGS := --no-warn-rwx-segments -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
 
+# IPv6: addresses and wire formats, the FIB, the router checks, ND and echo, next hops.
+NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c
 # The firmware's sources, listed explicitly (boot order lives in kernel/main.c).
 KERNEL_SRCS := \
 	boot/multiboot.S boot/entry.S boot/trampoline.S \
@@ -51,7 +53,7 @@ KERNEL_SRCS := \
 	drivers/nic/nic.c drivers/nic/nic_tx.c drivers/nic/nic_test.c drivers/nic/intel_ring.c \
 	drivers/nic/nic_hw.c drivers/nic/igb.c drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/rss.c \
 	net/inet.c net/neigh.c net/local.c net/iface.c net/fib.c net/route.c net/nexthop.c \
-	net/handoff.c \
+	$(NET6_SRCS) net/handoff.c \
 	apps/fwd/fwd.c apps/stats/stats.c apps/stats/fmt.c apps/stats/json.c \
 	apps/sink/sink.c apps/sink/basic.c apps/sink/sink_stats.c \
 	apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c \
@@ -241,7 +243,7 @@ test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_i
 # lwIP is compiled once into an archive, with our warnings but not as errors (as for the image).
 UNIT_TESTS += test_sink_glue
 SINK_HOST_SRCS := net/handoff.c apps/sink/sink.c apps/sink/basic.c drivers/nic/nic_tx.c net/iface.c \
-	net/inet.c \
+	net/inet.c net/inet6.c \
 	net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c \
 	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
 LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
@@ -287,7 +289,7 @@ HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim
 	tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
 	apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c \
 	drivers/nic/intel_ring.c kernel/pkb.c \
-	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c
+	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c $(NET6_SRCS)
 # -iquote, not -I, for kernel/: its time.h must not shadow the C library's <time.h>.
 HOSTSIM_CFLAGS := -std=gnu11 -g -O1 $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer -I. -iquote kernel
@@ -300,7 +302,7 @@ IXGBE_SIM_SRCS := tests/hostsim/ixgbe_sim.c tests/hostsim/ixgbe_sim_init.c \
 	tests/hostsim/ixgbe_appliance.c tests/hostsim/sim_frames.c \
 	drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c \
 	drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c net/neigh.c \
-	net/inet.c drivers/nic/rss.c \
+	net/inet.c drivers/nic/rss.c $(NET6_SRCS) \
 	kernel/err.c $(IXGBE_MODEL_SRCS)
 IXGBE_SIM_CFLAGS := $(HOSTSIM_CFLAGS) -DWS_HOST_MMIO -Itests/hostsim/hostinc
 
@@ -321,7 +323,7 @@ build/hostsim/wire/gen/config.h: config/wire.conf $(GENCONFIG)
 # SIM_VLAN): default.conf without the port addresses, with two `vlan` lines.
 build/hostsim/router_vlan/router_vlan.conf: config/default.conf
 	@mkdir -p $(dir $@)
-	sed -e '/^port[01]\.address/d' $< > $@
+	sed -e '/^port[01]\.address =/d' $< > $@
 	printf 'vlan = port0.10 198.18.0.1/24\nvlan = port1.20 198.19.0.1/24\n' >> $@
 
 build/hostsim/router_vlan/gen/config.h: build/hostsim/router_vlan/router_vlan.conf $(GENCONFIG)

@@ -9,6 +9,7 @@
 #include "drivers/nic/nic.h"
 #include "init.h"
 #include "net/inet.h"
+#include "net/inet6.h"
 
 struct net_port net_ifaces[NET_MAX_IFACES];
 unsigned net_iface_count = WS_MAX_PORTS;
@@ -37,6 +38,22 @@ static void net_iface_share_addresses(void)
     }
 }
 
+/* net_iface_share_addresses6: the same for the ports' global IPv6 addresses (echo only: a
+ * solicitation is answered for this interface's own addresses). */
+static void net_iface_share_addresses6(void)
+{
+    for (unsigned i = 0; CONFIG_ROUTER_ANSWER_ANY_ADDRESS && i < WS_MAX_PORTS; i++) {
+        struct net_iface6 *ifc6 = &net_ifaces[i].ifc6;
+        ifc6->n_also_ours = 0;
+        for (unsigned j = 0; net_ifaces[i].has_address6 && j < WS_MAX_PORTS; j++) {
+            if (j != i && net_ifaces[j].has_address6 &&
+                ifc6->n_also_ours < NET_IFACE6_MAX_ALSO_OURS) {
+                memcpy(ifc6->also_ours[ifc6->n_also_ours++], net_ifaces[j].ifc6.global, 16);
+            }
+        }
+    }
+}
+
 /* ", mtu N" (console core, one line at a time) */
 static const char *net_iface_mtu_str(uint16_t mtu)
 {
@@ -57,6 +74,34 @@ static void net_iface_say(const struct net_port *np)
         kprintf("%s: address %s/%u (VLAN %u)\n", np->name, inet_ipv4_str(ip, np->ifc.ip),
                 np->ifc.prefix_len, np->vid);
     }
+}
+
+/* net_iface_port6: port np's IPv6 interface, if the config gives it an address: that global
+ * address and the link-local one its MAC makes (RFC 4291 appendix A). */
+static void net_iface_port6(struct net_port *np, unsigned i)
+{
+    static const struct {
+        int has;
+        uint8_t addr[16];
+        int prefix;
+    } addrs6[] = CONFIG_PORT_ADDRESSES6;
+    char g[INET6_STR_BYTES], ll[INET6_STR_BYTES];
+
+    np->has_address6 = i < sizeof(addrs6) / sizeof(addrs6[0]) && addrs6[i].has &&
+                       CONFIG_MODE_ROUTER;
+    if (!np->has_address6) {
+        return;
+    }
+    struct net_iface6 *ifc6 = &np->ifc6;
+    memcpy(ifc6->mac, np->ifc.mac, 6);
+    ifc6->port = (uint16_t)i;
+    ifc6->enabled = true;
+    ifc6->has_global = true;
+    memcpy(ifc6->global, addrs6[i].addr, 16);
+    ifc6->prefix_len = (uint8_t)addrs6[i].prefix;
+    inet6_link_local_from_mac(ifc6->link_local, np->ifc.mac);
+    kprintf("%s: address6 %s/%u, link-local %s\n", np->name, inet6_str(g, ifc6->global),
+            ifc6->prefix_len, inet6_str(ll, ifc6->link_local));
 }
 
 static void net_iface_ports(void)
@@ -87,6 +132,7 @@ static void net_iface_ports(void)
             np->ifc.prefix_len = (uint8_t)addrs[i].prefix;
         }
         net_iface_say(np);
+        net_iface_port6(np, i);
     }
 }
 
@@ -131,6 +177,7 @@ int net_iface_init(void)
     net_iface_ports();
     net_iface_vlans();
     net_iface_share_addresses();
+    net_iface_share_addresses6();
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "net/local.h"
+#include "net/local6.h"
 #include "param.h"
 
 #define NET_MAX_IFACES (WS_MAX_PORTS + WS_MAX_VLANS)
@@ -27,13 +28,19 @@ struct net_port {
     bool present;   /* its port was probed (a sub-interface of an absent port is not) */
     uint16_t vid;   /* 0: the port itself, untagged; 1..4094: a sub-interface, tagged so */
     uint8_t vlan;   /* a sub-interface's index in net_vlan_stats (interface - WS_MAX_PORTS) */
-    uint16_t mtu;   /* largest IPv4 datagram it sends (config portN.mtu; a VLAN has its port's) */
+    uint16_t mtu;   /* largest IP datagram it sends (config portN.mtu; a VLAN has its port's) */
+    bool has_address6;      /* IPv6 is on (config portN.address6; ports only, router mode) */
+    struct net_iface6 ifc6; /* its IPv6 addresses: the global one and the link-local one */
     char name[NET_IFACE_NAME_BYTES]; /* "port0" or "port0.10" */
 };
 
 /* Per (port, core): written only by that core. */
 struct net_queue_stats {
     struct net_local_stats local; /* ARP/ICMP answered, drops by reason (net/local.c) */
+    struct net_local6_stats local6; /* ND/ICMPv6 answered, drops by reason (net/local6.c) */
+    uint64_t no_address6;         /* IPv6 frames on a port without an IPv6 address: dropped */
+    uint64_t nd_not_writer_core;  /* a neighbour's address learned on a core that may not write
+                                   * the cache: not applied (not a frame outcome) */
     uint64_t no_address;          /* frames on an interface without an address: dropped */
     uint64_t vlan_unknown;        /* tagged for a VLAN ID with no sub-interface: dropped */
     uint64_t vlan_truncated;      /* TPID 0x8100 but shorter than a tagged header: dropped */
@@ -84,10 +91,13 @@ static inline struct net_vlan_stats *net_vlan_stats_of(const struct net_port *np
     return &net_vlan_stats[np->vlan][core];
 }
 
-/* net_queue_outcomes: frames st accounts for: the local stack's and the interface drops. */
+/* net_queue_outcomes: frames st accounts for: the local stacks' and the interface drops. IPv6's
+ * local stack sees a frame before the router does and hands on (ip6_passed) what is for
+ * another host, which the router then counts: those are not outcomes here. */
 static inline uint64_t net_queue_outcomes(const struct net_queue_stats *st)
 {
-    return net_local_total(&st->local) + st->no_address + st->vlan_unknown + st->vlan_truncated;
+    return net_local_total(&st->local) + net_local6_total(&st->local6) - st->local6.ip6_passed +
+           st->no_address + st->no_address6 + st->vlan_unknown + st->vlan_truncated;
 }
 
 /* net_iface_init: every probed port's interface from its MAC and the baked addresses, then the

@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "net/iface.h"
 #include "net/inet.h"
+#include "net/nexthop6.h"
 #include "net/vlan.h"
 #include "time.h"
 
@@ -319,6 +320,7 @@ static void nexthop_cmd_routes(int argc, char **argv)
                 nexthop_routes[r].gateway ? gw : "connected",
                 net_iface_at(nexthop_routes[r].iface)->name);
     }
+    nexthop6_routes_view();
 }
 
 static void nexthop_cmd_arp(int argc, char **argv)

@@ -16,9 +16,11 @@
 #include "net/handoff.h"
 #include "net/iface.h"
 #include "net/inet.h"
+#include "net/inet6.h"
 #include "net/local.h"
 #include "net/neigh.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 #include "net/vlan.h"
 #include "time.h"
 
@@ -54,11 +56,23 @@ int fwd_init(unsigned ncores)
     return WS_OK;
 }
 
-/* A wire-mode port is a bump in the wire: it must take every frame, whoever it is for. */
+/* A wire-mode port is a bump in the wire: it must take every frame, whoever it is for. A router
+ * with IPv6 takes every multicast frame: neighbour solicitations go to solicited-node groups
+ * (net/local6 keeps the groups of our addresses and counts the rest). */
 static int fwd_configure_nics(struct init_ctx *ctx)
 {
+    static const struct {
+        int has;
+        uint8_t addr[16];
+        int prefix;
+    } addrs6[] = CONFIG_PORT_ADDRESSES6;
+    bool ipv6 = false;
+    for (unsigned i = 0; i < sizeof(addrs6) / sizeof(addrs6[0]); i++) {
+        ipv6 |= addrs6[i].has != 0;
+    }
     (void)ctx;
-    nic_configure(&(struct nic_config){ .rss_key = NULL, .promiscuous = CONFIG_MODE_WIRE });
+    nic_configure(&(struct nic_config){ .rss_key = NULL, .promiscuous = CONFIG_MODE_WIRE,
+                                        .all_multicast = CONFIG_MODE_ROUTER && ipv6 });
     return 0;
 }
 WS_INIT(fwd_nics, INIT_CONFIG, false, fwd_configure_nics);
@@ -202,6 +216,125 @@ static void fwd_route_one(struct fwd_core *fc, struct fwd_stats *st, const struc
     pkb_free(b, (uint16_t)core);
 }
 
+/* --- router mode, IPv6 ------------------------------------------------------------------------ */
+
+/* fwd_icmp6_error: turn frame b, received on interface np, into an ICMPv6 error about itself
+ * from np's global address (so traceroute6 names the hop) and send it back, if the limiter
+ * allows; else free it. param: the MTU of a packet too big, else 0. */
+static void fwd_icmp6_error(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
+                            unsigned core, struct pkb *b, uint8_t type, uint8_t code,
+                            uint32_t param, uint64_t now)
+{
+    uint16_t n = 0;
+    if (!route_ratelimit_allow(&fc->icmp, now)) {
+        st->icmp_ratelimited++;
+    } else {
+        n = route6_icmp_error(b->data, PKB_DATA_BYTES, b->data, b->len, type, code, param,
+                              np->ifc6.global, np->ifc6.mac, &st->route6);
+    }
+    if (n == 0) {
+        pkb_free(b, (uint16_t)core);
+        return;
+    }
+    b->len = n;
+    st->icmp_errors_sent++;
+    nexthop_send(core, np, b);
+}
+
+/* fwd_route6_out: datagram b (checked, hop limit lowered) to FIB entry hop: out of its port
+ * to the next hop's MAC, or a counted drop (a solicitation for an unknown next hop, packet too
+ * big for the egress MTU). Consumes b. */
+static void fwd_route6_out(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
+                           unsigned core, struct pkb *b, uint64_t now,
+                           const struct nexthop6 *hop, const uint8_t *dst)
+{
+    struct nic_port *out = hop->port;
+    const uint8_t *next = nexthop6_next(hop, dst);
+    uint8_t mac[6];
+    unsigned ip_len = INET_IPV6_HDR_BYTES + inet_load_be16(b->data + INET_ETH_HDR_BYTES + 4);
+    if (core >= out->nqueues) {
+        st->egress_no_queue++;
+    } else if (!out->link_up || !nic_queue_usable(out, core)) {
+        st->egress_link_down++;
+    } else if (!neigh_lookup_use_key(&nexthop6_neighbours, nexthop6_key(out->index, next), mac)) {
+        st->nd_unresolved++;
+        nexthop6_solicit(core, hop->ifc, next, now);
+    } else if (ip_len > hop->ifc->mtu) {
+        st->pkt_too_big++; /* RFC 8200 section 5: only the source fragments */
+        fwd_icmp6_error(fc, st, np, core, b, INET6_ICMP_PACKET_TOO_BIG, 0, hop->ifc->mtu, now);
+        return;
+    } else {
+        route_eth_rewrite(b->data, out->mac, mac);
+        b->forwarded = 1;
+        st->forwarded++;
+        nexthop_send(core, hop->ifc, b);
+        return;
+    }
+    pkb_free(b, (uint16_t)core);
+}
+
+/* fwd_route6_one: an IPv6 frame for another host, received on interface np: checked, hop limit
+ * lowered, looked up and sent on, or answered with an ICMPv6 error. Consumes b. */
+static void fwd_route6_one(struct fwd_core *fc, struct fwd_stats *st, const struct net_port *np,
+                           unsigned core, struct pkb *b, uint64_t now)
+{
+    const uint8_t *dst;
+    enum route6_verdict v = route6_check_and_decrement(b->data, b->len, &st->route6, &dst);
+    if (v == ROUTE6_HOP_LIMIT_EXPIRED) {
+        fwd_icmp6_error(fc, st, np, core, b, INET6_ICMP_TIME_EXCEEDED, INET6_ICMP_CODE_HOP_LIMIT,
+                        0, now);
+        return;
+    }
+    if (v != ROUTE6_FORWARD) {
+        pkb_free(b, (uint16_t)core);
+        return;
+    }
+    int nh = nexthop6_lookup(dst);
+    if (nh < 0) {
+        st->no_route++;
+        fwd_icmp6_error(fc, st, np, core, b, INET6_ICMP_DEST_UNREACH, INET6_ICMP_CODE_NO_ROUTE, 0,
+                        now);
+        return;
+    }
+    if (nexthop6_table[nh].kind == NEXTHOP_LOCAL) {
+        st->dst_other_port_address++; /* ours on another port, router.answer_any_address = no */
+        pkb_free(b, (uint16_t)core);
+        return;
+    }
+    fwd_route6_out(fc, st, np, core, b, now, &nexthop6_table[nh], dst);
+}
+
+/* fwd_router_frame6: an IPv6 frame of interface np: the local stack first (neighbour
+ * discovery, echo, our addresses), which hands back what is for another host. What it learned
+ * about a neighbour goes to the cache on its writer core. */
+static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const struct net_port *np,
+                              unsigned core, struct pkb *b, uint64_t now)
+{
+    struct net_queue_stats *ns = net_queue_stats_of(in->index, core);
+    if (!np->has_address6) {
+        ns->no_address6++;
+        pkb_free(b, (uint16_t)core);
+        return;
+    }
+    struct net6_learn learn = { .valid = false };
+    uint16_t out_len = 0;
+    enum net_verdict v = net_local6_input(&np->ifc6, b->data, b->len, PKB_DATA_BYTES, &out_len,
+                                          &ns->local6, &learn);
+    if (learn.valid && core == 0) {
+        nexthop6_learn(in->index, &learn, now);
+    } else if (learn.valid) {
+        ns->nd_not_writer_core++; /* RSS hashes no IPv6 today: never expected */
+    }
+    if (v == NET_REPLY) {
+        b->len = out_len;
+        nexthop_send(core, np, b);
+    } else if (v == NET_PASS) {
+        fwd_route6_one(fc, &fwd_stats[in->index][core], np, core, b, now);
+    } else {
+        pkb_free(b, (uint16_t)core);
+    }
+}
+
 /* fwd_vlan_ingress: the interface a tagged frame from port `in` belongs to, its tag removed;
  * NULL (the frame freed, counted on the port) when it has none. A priority tag (VID 0) belongs
  * to the port itself. */
@@ -236,8 +369,12 @@ static void fwd_router_frame(struct fwd_core *fc, struct nic_port *in, const str
                              unsigned core, struct pkb *b, uint64_t now)
 {
     struct fwd_stats *st = &fwd_stats[in->index][core];
-    bool ipv4 = b->len >= IP_DST_OFF + 4 &&
-                inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV4;
+    uint16_t type = b->len >= INET_ETH_HDR_BYTES ? inet_load_be16(b->data + ETH_TYPE_OFF) : 0;
+    if (type == INET_ETHERTYPE_IPV6 && np->vid == 0) {
+        fwd_router_frame6(fc, in, np, core, b, now);
+        return;
+    }
+    bool ipv4 = b->len >= IP_DST_OFF + 4 && type == INET_ETHERTYPE_IPV4;
     if (ipv4 && np->has_address) {
         /* addressed interfaces exist only in router mode, which always has a FIB */
         int nh = fib_lookup(nexthop_fib, inet_load_be32(b->data + IP_DST_OFF));

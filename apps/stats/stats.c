@@ -23,6 +23,7 @@
 #include "net/iface.h"
 #include "net/inet.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 #include "percpu.h"
 #include "smp.h"
 #include "time.h"
@@ -94,6 +95,22 @@ static const struct stats_counter stats_netq_counters[] = {
        "TCP, UDP and fragments to our address, handed to the sink core (lwIP)"),
     NQC("no_address", no_address,
        "frames on an interface with no configured address: dropped"),
+    NQC("ns_answered", local6.ns_answered,
+       "IPv6 neighbour solicitations for our addresses, answered with an advertisement"),
+    NQC("echo6_answered", local6.echo6_answered,
+       "ICMPv6 echo requests to our addresses, answered"),
+    NQC("na_learned", local6.na_learned,
+       "neighbour advertisements about another node, handed to the neighbour cache"),
+    NQC("ip6_passed", local6.ip6_passed,
+       "IPv6 for another host that reached the local stack: routed on (counted again by `fwd_` or `route6_`)"),
+    NQC("ip6_to_sink", local6.ip6_to_sink,
+       "IPv6 TCP and UDP to our addresses, handed to the sink core"),
+    NQC("ns_learned", local6.ns_learned,
+       "of `ns_answered`: solicitations whose sender's MAC was learned (not a frame outcome)"),
+    NQC("no_address6", no_address6,
+       "IPv6 frames on an interface without an IPv6 address (or a VLAN sub-interface): dropped"),
+    NQC("nd_not_writer_core", nd_not_writer_core,
+       "a neighbour's MAC learned on a core other than 0 (the cache's writer): not applied (not a frame outcome; RSS sends IPv6 to queue 0)"),
     NQC("vlan_unknown", vlan_unknown,
        "802.1Q-tagged for a VLAN ID with no sub-interface on this port (router mode): dropped"),
     NQC("vlan_truncated", vlan_truncated,
@@ -119,6 +136,8 @@ static const struct stats_counter stats_fwd_counters[] = {
        "no route to the destination: dropped; ICMP net unreachable sent (rate limited)"),
     FC("fwd_arp_unresolved", arp_unresolved,
        "the next hop's MAC is not known yet: dropped while an ARP request goes out"),
+    FC("fwd_nd_unresolved", nd_unresolved,
+       "IPv6: the next hop's MAC is not known yet: dropped while a neighbour solicitation goes out"),
     FC("fwd_dst_directed_broadcast", dst_directed_broadcast,
        "to a connected subnet's broadcast address: not forwarded (RFC 2644)"),
     FC("fwd_dst_other_port_address", dst_other_port_address,
@@ -135,6 +154,8 @@ static const struct stats_counter stats_fwd_counters[] = {
        "larger than the egress MTU: sent on as fragments (RFC 791)"),
     FC("fwd_frag_failed", frag_failed,
        "larger than the egress MTU and not cut (its options leave no room, or an offset past 65535) or no buffer for a fragment: dropped"),
+    FC("fwd_pkt_too_big", pkt_too_big,
+       "IPv6 larger than the egress MTU: dropped; ICMPv6 packet too big sent with the MTU (rate limited)"),
     FC("fwd_fragments_sent", fragments_sent,
        "fragments made of `fwd_fragmented` datagrams (not frame outcomes; counted in `tx_packets`, not `tx_forwarded`)"),
     FC("fwd_icmp_errors_sent", icmp_errors_sent,
@@ -150,6 +171,15 @@ static const struct stats_counter stats_nexthop_counters[] = {
        "ARP requests for next hops (at most one per next hop per 100 ms per core)"),
     XC("fwd_alloc_fail", alloc_fail,
        "no buffer for an ARP request"),
+};
+
+/* net/nexthop6's neighbour solicitations. */
+#define X6C(name, field, doc) { name, offsetof(struct nexthop6_stats, field), doc }
+static const struct stats_counter stats_nexthop6_counters[] = {
+    X6C("fwd_ns_sent", ns_sent,
+       "IPv6 neighbour solicitations for next hops (at most one per target per 100 ms per core) and probes"),
+    X6C("fwd_ns_alloc_fail", alloc_fail,
+       "no buffer for a neighbour solicitation"),
 };
 
 #define HC(name, field, doc) { name, offsetof(struct nic_hw_stats, field), doc }
@@ -358,6 +388,16 @@ static void walk_queue(struct stats_walk *w, const struct nic_port *p, unsigned 
         snprintf(name, sizeof(name), "route_%s", route_drop_counters[i].name);
         walk_counter(w, name, stats_at(&f->route, route_drop_counters[i].offset));
     }
+    walk_table(w, nexthop6_stats_of(p->index, qi), stats_nexthop6_counters,
+               NCOUNTERS(stats_nexthop6_counters), "");
+    for (size_t i = 0; i < net_drop6_counter_count; i++) {
+        snprintf(name, sizeof(name), "drop6_%s", net_drop6_counters[i].name);
+        walk_counter(w, name, stats_at(&ns->local6.drop, net_drop6_counters[i].offset));
+    }
+    for (size_t i = 0; i < route6_drop_counter_count; i++) {
+        snprintf(name, sizeof(name), "route6_%s", route6_drop_counters[i].name);
+        walk_counter(w, name, stats_at(&f->route6, route6_drop_counters[i].offset));
+    }
     w->v->end(w->v, SC_QUEUE);
 }
 
@@ -496,6 +536,9 @@ static void stats_walk_all(struct stats_visitor *v)
     v->begin(v, SC_NEIGH, 0);
     v->attr_u64(v, "entries", neigh_count(nt));
     walk_table(&w, &nt->stats, stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
+    v->attr_u64(v, "nd_entries", neigh_count(&nexthop6_neighbours));
+    walk_table(&w, &nexthop6_neighbours.stats, stats_neigh_counters,
+               NCOUNTERS(stats_neigh_counters), "nd_");
     v->end(v, SC_NEIGH);
     walk_sink(&w);
     stats_ncounters = w.idx;
@@ -1050,21 +1093,35 @@ void stats_cmd_doc(int argc, char **argv)
     doc_begin("fwd");
     doc_rows(stats_fwd_counters, NCOUNTERS(stats_fwd_counters), "");
     doc_rows(stats_nexthop_counters, NCOUNTERS(stats_nexthop_counters), "");
+    doc_rows(stats_nexthop6_counters, NCOUNTERS(stats_nexthop6_counters), "");
     doc_end("fwd");
     doc_begin("neigh");
     kprintf("| `entries` | neighbours in the table now (at most 256) |\n");
     doc_rows(stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "");
+    kprintf("| `nd_entries` | IPv6 neighbours in the cache now (at most 256) |\n");
+    doc_rows(stats_neigh_counters, NCOUNTERS(stats_neigh_counters), "nd_");
     doc_end("neigh");
     doc_begin("route");
     for (size_t i = 0; i < route_drop_counter_count; i++) {
         kprintf("| `route_%s` | %s |\n", route_drop_counters[i].name, route_drop_counters[i].why);
     }
     doc_end("route");
+    doc_begin("route6");
+    for (size_t i = 0; i < route6_drop_counter_count; i++) {
+        kprintf("| `route6_%s` | %s |\n", route6_drop_counters[i].name,
+                route6_drop_counters[i].why);
+    }
+    doc_end("route6");
     doc_begin("drop");
     for (size_t i = 0; i < net_drop_counter_count; i++) {
         kprintf("| `drop_%s` | %s |\n", net_drop_counters[i].name, net_drop_counters[i].why);
     }
     doc_end("drop");
+    doc_begin("drop6");
+    for (size_t i = 0; i < net_drop6_counter_count; i++) {
+        kprintf("| `drop6_%s` | %s |\n", net_drop6_counters[i].name, net_drop6_counters[i].why);
+    }
+    doc_end("drop6");
     doc_begin("sink");
     sink_stats_doc(doc_sink_row);
     doc_end("sink");

@@ -200,7 +200,8 @@ static int igb_init_rx(struct nic_port *p, bool fill)
             return err;
         }
     }
-    uint32_t promisc = nic_cfg.promiscuous ? IGB_RCTL_UPE | IGB_RCTL_MPE : 0;
+    uint32_t promisc = (nic_cfg.promiscuous ? IGB_RCTL_UPE | IGB_RCTL_MPE : 0) |
+                       (nic_cfg.all_multicast ? IGB_RCTL_MPE : 0);
     /* Jumbo frames: long packets up to the largest MTU's frame (RLPML counts the FCS) */
     uint32_t lpe = NIC_JUMBO ? IGB_RCTL_LPE : 0;
     if (NIC_JUMBO) {

@@ -404,7 +404,8 @@ static int ixgbe_alloc_queue(struct nic_port *p, unsigned q)
 /* §4.6.7: address filters. Receive address 0 is ours (pool 0); every other one is cleared so
  * that no stale valid bit accepts frames for someone else. Broadcast is accepted (ARP); a
  * wire-mode port is a bump in the wire and takes every frame (unicast and multicast
- * promiscuous). MCSTCTRL.MFE stays 0, so the multicast table is not consulted. */
+ * promiscuous), and one with IPv6 every multicast frame (MPE: neighbour discovery's groups,
+ * sorted in software). MCSTCTRL.MFE stays 0, so the multicast table is not consulted. */
 static void ixgbe_init_rx_filters(struct nic_port *p)
 {
     nic_wr(p, IXGBE_MPSAR_LO(0), 1);
@@ -412,7 +413,8 @@ static void ixgbe_init_rx_filters(struct nic_port *p)
         nic_wr(p, IXGBE_RAH(i), 0);
         nic_wr(p, IXGBE_RAL(i), 0);
     }
-    uint32_t promisc = nic_cfg.promiscuous ? IXGBE_FCTRL_UPE | IXGBE_FCTRL_MPE : 0;
+    uint32_t promisc = (nic_cfg.promiscuous ? IXGBE_FCTRL_UPE | IXGBE_FCTRL_MPE : 0) |
+                       (nic_cfg.all_multicast ? IXGBE_FCTRL_MPE : 0);
     nic_wr(p, IXGBE_FCTRL, IXGBE_FCTRL_BAM | promisc);
 }
 

@@ -47,6 +47,8 @@ struct nic_config {
     const uint8_t *rss_key; /* RSS_KEY_BYTES (drivers/nic/rss.h); NULL: rss_default_key */
     bool promiscuous;       /* take every frame, whatever its destination MAC (a bump in the
                              * wire), instead of ours, broadcast and nothing else */
+    bool all_multicast;     /* take every multicast frame too (IPv6: neighbour discovery goes to
+                             * groups; the local stack keeps those it joined, in software) */
 };
 
 /* read-only once the ports are probed */

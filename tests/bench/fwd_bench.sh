@@ -26,7 +26,7 @@ RUNS=${RUNS:-3}
 # firmware (KCFLAGS in the Makefile, less newlib's headers and -nostdinc); the harness, the fake
 # NIC and the platform stand-ins are ordinary host code.
 FW_SRCS="apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c kernel/pkb.c net/fib.c \
-net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c"
+net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c"
 SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
 tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c"
 FW_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
@@ -64,7 +64,7 @@ build wire config/wire.conf
 build router config/default.conf
 # router_vlan: the same router with its addresses on VLAN sub-interfaces (tagged VLAN 10 in on
 # port0, VLAN 20 out on port1; tests/hostsim/fwd_sim.h SIM_VLAN): what a VLAN adds per packet.
-sed -e '/^port[01]\.address/d' config/default.conf > "$OUT/router_vlan.conf"
+sed -e '/^port[01]\.address =/d' config/default.conf > "$OUT/router_vlan.conf"
 printf 'vlan = port0.10 198.18.0.1/24\nvlan = port1.20 198.19.0.1/24\n' >> "$OUT/router_vlan.conf"
 build router_vlan "$OUT/router_vlan.conf" -DSIM_VLAN
 

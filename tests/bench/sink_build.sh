@@ -5,7 +5,7 @@
 # of the firmware stood in for by tests/fakes/fake_sink_platform.c. Expects CC and OUT.
 sink_build() {
     name=$1
-    fw_srcs="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c \
+    fw_srcs="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c net/inet6.c apps/sink/sink.c \
 apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c \
 net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c ${3:-}"
     lwip_dir=build/src/lwip-2.1.3/src

@@ -43,14 +43,15 @@ declare -A SRCS=(
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
     [fuzz_lwip]="net/handoff.c drivers/nic/nic_tx.c net/iface.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c
-        net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c net/local.c net/neigh.c net/inet.c
+        net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c net/local.c net/neigh.c net/inet.c net/inet6.c
         kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
         $OUT/lwip/liblwip.a"
     [fuzz_ixgbe_model]="tests/hostsim/ixgbe_platform.c tests/hostsim/ixgbe_appliance.c
         tests/hostsim/sim_frames.c
         drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c
         drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c
-        net/neigh.c net/inet.c drivers/nic/rss.c kernel/err.c tests/model/ixgbe_model.c
+        net/neigh.c net/inet.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c
+        drivers/nic/rss.c kernel/err.c tests/model/ixgbe_model.c
         tests/model/ixgbe_model_queue.c tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c
         tests/model/ixgbe_model_tx.c tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c"
 )
@@ -73,7 +74,7 @@ NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
 # fuzz_sink_services: the sink's services on lwIP (the same lwIP archive and flags as
 # fuzz_lwip), cJSON for iperf3's JSON, and hostinc's <reent.h> for kernel/percpu.h (netperf
 # reads the sink core's cycle counters).
-SRCS[fuzz_sink_services]="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c apps/sink/sink.c apps/sink/basic.c
+SRCS[fuzz_sink_services]="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c net/inet6.c apps/sink/sink.c apps/sink/basic.c
     apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
     net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c
     tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c

@@ -86,8 +86,6 @@ void xs_on_port1(void *ctx, const uint8_t *f, size_t len);
 bool xs_send(unsigned port, const uint8_t *f, size_t len);
 /* xs_host_b: host B answers the router's ARP requests that came out of port1. */
 void xs_host_b(void);
-/* xs_fwd_drops: a (port, core)'s forwarder drops, summed. */
-uint64_t xs_fwd_drops(const struct fwd_stats *st);
 /* xs_rx_room: free descriptors the NIC may fill on port0 queue q (RDT - RDH). */
 unsigned xs_rx_room(unsigned q);
 /* xs_stream_neighbours: host A and host B become known to the router through ARP. */

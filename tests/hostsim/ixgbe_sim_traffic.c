@@ -437,12 +437,6 @@ void xs_host_b(void)
     }
 }
 
-uint64_t xs_fwd_drops(const struct fwd_stats *st)
-{
-    return st->no_route + st->arp_unresolved + st->dst_directed_broadcast +
-           st->dst_other_port_address + st->egress_no_queue + st->egress_link_down +
-           st->wire_no_peer + st->frag_needed + st->fragmented + st->frag_failed;
-}
 
 /* Free descriptors the NIC may fill on port0 queue q: RDT - RDH. */
 unsigned xs_rx_room(unsigned q)
@@ -484,8 +478,7 @@ static void xs_stream_books(uint64_t fwd_total[XS_PORTS], uint64_t arp_req)
             const struct nic_queue *q = &nic_port(p)->q[c];
             const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
-            uint64_t out = st->forwarded + xs_fwd_drops(st) +
-                           route_frame_drops_total(&st->route) + net_queue_outcomes(ns);
+            uint64_t out = fwd_frame_outcomes(st) + net_queue_outcomes(ns);
             XS_CHECK(out == q->rx.stats.packets, "port%u core %u: %" PRIu64 " received, %" PRIu64
                      " outcomes", p, c, q->rx.stats.packets, out);
             xs_expect("ring errors", q->rx.stats.errors, 0);

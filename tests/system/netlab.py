@@ -18,6 +18,8 @@ import pytest
 from qemu import NICS, Guest, nic_device
 
 HOSTS = [("198.18.0.2", "198.18.0.1"), ("198.19.0.2", "198.19.0.1")]
+# (host, appliance) IPv6 addresses per port: config/default.conf's and test.conf's address6
+HOSTS6 = [("2001:db8:18::2", "2001:db8:18::1"), ("2001:db8:19::2", "2001:db8:19::1")]
 
 # Tests that run on both NICs: @BOTH_NICS overrides conftest's `nic` fixture (default igb).
 BOTH_NICS = pytest.mark.parametrize("nic", ["igb", "82599"])
@@ -71,7 +73,7 @@ class Lab:
 
     def __init__(self, kernel=None, smp=4, mem="256M", nports=2, hosts=None, gateways=True,
                  nic="igb", platform=(), nic_buses=None, bios=None, machine="q35",
-                 serial=None, cpu=None, iso=None, nic_opts=None, nic_slots=None):
+                 serial=None, cpu=None, iso=None, nic_opts=None, nic_slots=None, ipv6=False):
         """hosts: (host address, appliance address) per port (default HOSTS); gateways: give
         each host a default route through the appliance's address on its wire; nic: "igb" or
         "82599" (qemu.NICS). With the 82599, QEMU logs the model's guest errors (driver
@@ -81,7 +83,9 @@ class Lab:
         machine: QEMU's -machine value (e.g. "q35,pit=off"); serial: the console's UART, cpu:
         a -cpu model, iso: boot this ISO (GRUB) instead of kernel (qemu.Guest); nic_opts: more
         -device options per port (e.g. "sfp=on,module=da-passive" for the ixgbe-82599);
-        nic_slots: the PCI slot on pcie.0 of each port's NIC (default 2, 4, ...)."""
+        nic_slots: the PCI slot on pcie.0 of each port's NIC (default 2, 4, ...); ipv6: the
+        hosts speak IPv6 too (HOSTS6, a default route through the appliance), else it is off
+        in their namespaces."""
         self.hosts = hosts or HOSTS
         self.nic = nic
         self.qemu, _, self.chip, self.speed = NICS[nic]
@@ -110,12 +114,16 @@ class Lab:
         time.sleep(0.5)  # QEMU opens the taps before the firmware boots
         for i, (tap, ns) in enumerate(zip(self.taps, self.nss)):
             sh("ip", "link", "set", tap, "netns", ns)
-            ns_run(ns, "sysctl", "-q", "net.ipv6.conf.all.disable_ipv6=1")
+            ns_run(ns, "sysctl", "-q", f"net.ipv6.conf.all.disable_ipv6={0 if ipv6 else 1}")
             ns_run(ns, "ip", "addr", "add", f"{self.hosts[i][0]}/24", "dev", tap)
+            if ipv6:
+                ns_run(ns, "ip", "-6", "addr", "add", f"{HOSTS6[i][0]}/64", "dev", tap, "nodad")
             ns_run(ns, "ip", "link", "set", tap, "up")
             ns_run(ns, "ip", "link", "set", "lo", "up")
             if gateways:
                 ns_run(ns, "ip", "route", "add", "default", "via", self.hosts[i][1])
+            if gateways and ipv6:
+                ns_run(ns, "ip", "-6", "route", "add", "default", "via", HOSTS6[i][1])
 
     def wait_links(self, timeout=30):
         """Every port has said "link up" at its speed: before `ready:` (the 82599 links during

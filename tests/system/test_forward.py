@@ -70,13 +70,20 @@ def check_forward_conservation(q):
              q["arp_gratuitous_learned"] + q["ip_passed"] + q["ip_to_sink"] +
                 q["no_address"] + q["vlan_unknown"] + q["vlan_truncated"] +
              sum(v for k, v in q.items() if k.startswith("drop_")))
+    # IPv6's local stack: every frame it sees ends in one of these, ip6_passed ones are routed
+    # on and end again in a fwd_ or route6_ counter below, so they are not added here
+    local6 = (q["ns_answered"] + q["echo6_answered"] + q["na_learned"] + q["ip6_to_sink"] +
+              q["no_address6"] + sum(v for k, v in q.items() if k.startswith("drop6_")))
     fwd = (q["fwd_forwarded"] + q["fwd_no_route"] + q["fwd_arp_unresolved"] +
+           q["fwd_nd_unresolved"] + q["fwd_pkt_too_big"] +
            q["fwd_dst_directed_broadcast"] + q["fwd_dst_other_port_address"] +
            q["fwd_egress_no_queue"] + q["fwd_egress_link_down"] + q["fwd_wire_no_peer"] +
            q["fwd_frag_needed"] + q["fwd_fragmented"] + q["fwd_frag_failed"])
     route = sum(v for k, v in q.items() if k.startswith("route_") and not
                 k.startswith("route_icmp_"))
-    assert q["rx_packets"] == local + fwd + route, q
+    route6 = sum(v for k, v in q.items() if k.startswith("route6_") and not
+                 k.startswith("route6_icmp6_"))
+    assert q["rx_packets"] == local + local6 + fwd + route + route6, q
 
 
 def test_longest_prefix_wins(router):
