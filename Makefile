@@ -40,7 +40,7 @@ KASFLAGS := -I. -Ikernel -I$(GEN) -MMD -MP
 KLDFLAGS := --no-warn-rwx-segments -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
 
 # IPv6: addresses and wire formats, the FIB, the router checks, ND and echo, next hops.
-NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c
+NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c
 # The firmware's sources, listed explicitly (boot order lives in kernel/main.c).
 KERNEL_SRCS := \
 	boot/multiboot.S boot/entry.S boot/trampoline.S \

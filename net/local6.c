@@ -122,8 +122,9 @@ static void local6_eth_header(uint8_t *f, const uint8_t *dst, const uint8_t *src
 }
 
 /* local6_nd_build: a whole NS or NA frame at f: the message (RFC 4861 4.3 / 4.4: flags in the
- * first byte of the reserved word) with one link-layer address option carrying our MAC, hop
- * limit 255, checksum. No argument may point into f. Returns its length. */
+ * first byte of the reserved word) with one link-layer address option of type opt_type carrying
+ * our MAC (opt_type 0: none, as a solicitation from :: must be, 4.3), hop limit 255, checksum.
+ * No argument may point into f. Returns its length. */
 static uint16_t local6_nd_build(uint8_t *f, const struct net_iface6 *ifc,
                                 const uint8_t *eth_dst, const uint8_t *src, const uint8_t *dst,
                                 uint8_t type, uint8_t flags, const uint8_t *target,
@@ -131,18 +132,21 @@ static uint16_t local6_nd_build(uint8_t *f, const struct net_iface6 *ifc,
 {
     uint8_t *ip6 = f + INET_ETH_HDR_BYTES;
     uint8_t *msg = ip6 + INET_IPV6_HDR_BYTES;
+    uint16_t msg_bytes = opt_type != 0 ? LOCAL6_ND_MSG_BYTES : INET6_ND_NS_NA_BYTES;
     memset(msg, 0, INET6_ND_NS_NA_BYTES);
     msg[0] = type;
     msg[4] = flags;
     memcpy(msg + INET6_ICMP_HDR_BYTES, target, INET6_ADDR_BYTES);
-    uint8_t *opt = msg + INET6_ND_NS_NA_BYTES;
-    opt[0] = opt_type;
-    opt[1] = INET6_ND_OPT_LLADDR_BYTES / 8;
-    memcpy(opt + 2, ifc->mac, INET_ETH_ADDR_BYTES);
-    inet_ipv6_header(ip6, LOCAL6_ND_MSG_BYTES, INET6_NH_ICMPV6, INET_IPV6_ND_HOP_LIMIT, src, dst);
-    inet_store_be16(msg + 2, inet6_upper_csum(ip6, msg, LOCAL6_ND_MSG_BYTES, INET6_NH_ICMPV6));
+    if (opt_type != 0) {
+        uint8_t *opt = msg + INET6_ND_NS_NA_BYTES;
+        opt[0] = opt_type;
+        opt[1] = INET6_ND_OPT_LLADDR_BYTES / 8;
+        memcpy(opt + 2, ifc->mac, INET_ETH_ADDR_BYTES);
+    }
+    inet_ipv6_header(ip6, msg_bytes, INET6_NH_ICMPV6, INET_IPV6_ND_HOP_LIMIT, src, dst);
+    inet_store_be16(msg + 2, inet6_upper_csum(ip6, msg, msg_bytes, INET6_NH_ICMPV6));
     local6_eth_header(f, eth_dst, ifc->mac);
-    return LOCAL6_ND_FRAME_BYTES;
+    return (uint16_t)(INET_ETH_HDR_BYTES + INET_IPV6_HDR_BYTES + msg_bytes);
 }
 
 static enum net_verdict local6_reply(struct local6_ctx *c, uint16_t reply_len, uint64_t *counter)
@@ -273,6 +277,16 @@ static enum net_verdict local6_ns_input(struct local6_ctx *c, const uint8_t *msg
     return local6_reply(c, n, &c->st->ns_answered);
 }
 
+/* local6_claim: report another node's advertisement for our address (RFC 4862 5.4.4) with
+ * the claimant's MAC: its target link-layer option, or else the frame's Ethernet source. */
+static void local6_claim(struct local6_ctx *c, const uint8_t *ours, const uint8_t *tlla)
+{
+    struct net6_learn *l = c->learn;
+    l->claims_ours = true;
+    memcpy(l->ip, ours, INET6_ADDR_BYTES);
+    memcpy(l->mac, tlla != NULL ? tlla : c->frame + INET_ETH_ADDR_BYTES, INET_ETH_ADDR_BYTES);
+}
+
 /* A neighbour advertisement (7.1.2 validation): reported for the caller's cache, which applies
  * 7.2.5 (and ignores it when it holds no entry). An advertisement for our own address is
  * another node claiming it: counted, never learned (we do not give the address up). */
@@ -294,6 +308,7 @@ static enum net_verdict local6_na_input(struct local6_ctx *c, const uint8_t *msg
     }
     const uint8_t *target = msg + INET6_ICMP_HDR_BYTES;
     if (local6_is_ours(c->ifc, target)) {
+        local6_claim(c, target, tlla);
         return local6_drop(&d->dad_conflict);
     }
     bad = local6_src_unusable(c); /* 4.4: the source is the advertiser's own address */
@@ -624,6 +639,22 @@ uint16_t net_nd_solicit(uint8_t *out, uint16_t out_bytes, const struct net_iface
     }
     return local6_nd_build(out, ifc, eth_dst, ifc->link_local, dst, INET6_ICMP_NEIGHBOR_SOLICIT, 0,
                            tgt, INET6_ND_OPT_SOURCE_LLADDR);
+}
+
+uint16_t net_nd_dad_solicit(uint8_t *out, uint16_t out_bytes, const struct net_iface6 *ifc,
+                            const uint8_t target[16])
+{
+    static const uint8_t unspecified[INET6_ADDR_BYTES];
+    if (!ifc->enabled || inet6_is_multicast(target) || inet6_is_unspecified(target) ||
+        out_bytes < LOCAL6_ND_FRAME_BYTES) {
+        return 0;
+    }
+    uint8_t tgt[INET6_ADDR_BYTES], dst[INET6_ADDR_BYTES], eth_dst[INET_ETH_ADDR_BYTES];
+    memcpy(tgt, target, sizeof(tgt)); /* the caller's target may sit in out */
+    inet6_solicited_node(dst, tgt);
+    inet6_multicast_mac(eth_dst, dst);
+    return local6_nd_build(out, ifc, eth_dst, unspecified, dst, INET6_ICMP_NEIGHBOR_SOLICIT, 0,
+                           tgt, 0);
 }
 
 /* --- counters --------------------------------------------------------------------------------- */

@@ -126,6 +126,11 @@ struct net6_learn {
     bool solicited;
     bool override_flag;
     bool router;
+    /* Not a neighbour to learn (valid stays false): an advertisement for one of our own
+     * addresses, another node claiming it (RFC 4862 5.4.4). ip is our address, mac the
+     * claimant's (its target link-layer option, else its Ethernet source); for the caller's
+     * duplicate address detection. */
+    bool claims_ours;
 };
 
 /*
@@ -140,7 +145,8 @@ struct net6_learn {
  *
  * learn (never NULL) is cleared on every call, and filled (valid = true) only by a solicitation
  * answered (NET_REPLY) that came from a specified source with a source link-layer address
- * option, and by an advertisement about another node (NET_CONSUMED).
+ * option, and by an advertisement about another node (NET_CONSUMED); an advertisement for one
+ * of our addresses sets claims_ours instead (the drop dad_conflict).
  *
  * Context: the core that owns st; runs to completion, no allocation, no locks, no state.
  */
@@ -151,6 +157,13 @@ enum net_verdict net_local6_input(const struct net_iface6 *ifc, uint8_t *frame, 
 /* net_local6_total: frames accounted for in st (every outcome counter summed, ns_learned not):
  * equals the number of net_local6_input calls made with it. */
 uint64_t net_local6_total(const struct net_local6_stats *st);
+
+/* net_nd_dad_solicit: build in out a duplicate address detection probe for our own target
+ * (RFC 4862 5.4.2): a neighbour solicitation from :: to target's solicited-node group, with no
+ * link-layer address option (RFC 4861 4.3), hop limit 255. Returns its length (78), or 0 when
+ * it does not fit, IPv6 is off, or target is multicast or ::. Any core. */
+uint16_t net_nd_dad_solicit(uint8_t *out, uint16_t out_bytes, const struct net_iface6 *ifc,
+                            const uint8_t target[16]);
 
 /*
  * net_nd_solicit: build in out (out_bytes long) a neighbour solicitation for target (RFC 4861

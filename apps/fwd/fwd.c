@@ -12,6 +12,7 @@
 #include "err.h"
 #include "init.h"
 #include "loop.h"
+#include "net/dad6.h"
 #include "net/fib.h"
 #include "net/handoff.h"
 #include "net/iface.h"
@@ -320,10 +321,12 @@ static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const st
     uint16_t out_len = 0;
     enum net_verdict v = net_local6_input(&np->ifc6, b->data, b->len, PKB_DATA_BYTES, &out_len,
                                           &ns->local6, &learn);
-    if (learn.valid && core == 0) {
-        nexthop6_learn(in->index, &learn, now);
-    } else if (learn.valid) {
+    if ((learn.valid || learn.claims_ours) && core != 0) {
         ns->nd_not_writer_core++; /* RSS hashes no IPv6 today: never expected */
+    } else if (learn.valid) {
+        nexthop6_learn(in->index, &learn, now);
+    } else if (learn.claims_ours) {
+        dad6_claimed(in->index, &learn, now);
     }
     if (v == NET_REPLY) {
         b->len = out_len;

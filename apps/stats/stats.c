@@ -19,6 +19,7 @@
 #include "drivers/nic/nic.h"
 #include "irq.h"
 #include "loop.h"
+#include "net/dad6.h"
 #include "net/handoff.h"
 #include "net/iface.h"
 #include "net/inet.h"
@@ -232,6 +233,17 @@ static const struct stats_counter stats_port_counters[] = {
        "SFP+ modules inserted or removed (82599 SFP+ boards; each is a console line)"),
     PC("xoff_held_ms", xoff_held_ms,
        "time (100 ms housekeeping steps) in which XOFF arrived: TX held by the peer; the TX watchdog does not call a held queue hung"),
+};
+
+/* net/dad6: duplicate address detection of the port's IPv6 addresses. */
+#define DC(name, field, doc) { name, offsetof(struct dad6_stats, field), doc }
+static const struct stats_counter stats_dad6_counters[] = {
+    DC("dad6_probes_sent", probes_sent,
+       "duplicate address detection solicitations for our IPv6 addresses (two at each link-up)"),
+    DC("dad6_conflicts", conflicts,
+       "advertisements by another node for one of our IPv6 addresses (each reported, 1 line per 10 s)"),
+    DC("dad6_alloc_fail", alloc_fail,
+       "no buffer for a duplicate address detection solicitation"),
 };
 
 #define NC(name, field, doc) { name, offsetof(struct neigh_stats, field), doc }
@@ -469,6 +481,9 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
         w->v->attr_str(w->v, "laser", p->media.laser_on ? "true" : "false");
     }
     walk_table(w, p, stats_port_counters, NCOUNTERS(stats_port_counters), "");
+    w->v->attr_str(w->v, "dad6", dad6_state_name(p->index));
+    walk_table(w, dad6_stats_of(p->index), stats_dad6_counters, NCOUNTERS(stats_dad6_counters),
+               "");
     w->v->begin(w->v, SC_HW, p->index);
     walk_counter(w, "rx_queue_drops", stats_queue_drops(p));
     walk_table(w, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
@@ -1075,6 +1090,8 @@ void stats_cmd_doc(int argc, char **argv)
     doc_end("core");
     doc_begin("port");
     doc_rows(stats_port_counters, NCOUNTERS(stats_port_counters), "");
+    kprintf("| `dad6` | duplicate address detection of its IPv6 addresses: off (none), waiting for link, tentative (1 s after each link-up), done, or duplicate (another node answered) |\n");
+    doc_rows(stats_dad6_counters, NCOUNTERS(stats_dad6_counters), "");
     doc_end("port");
     doc_begin("hw");
     doc_rows(stats_doc_extra_hw, NCOUNTERS(stats_doc_extra_hw), "");

@@ -4,8 +4,11 @@ hosts are 2001:db8:18::2 and 2001:db8:19::2 with default routes through the appl
 discovery resolves both ways (the appliance answers solicitations for its addresses and asks
 for the hosts'), echo is answered on the global and the link-local addresses, the hop limit is
 lowered once per hop, an expiring hop limit gets time exceeded, and a packet larger than
-port1's MTU gets packet too big with 1280 (the source then fragments, and the fragments cross)."""
+port1's MTU gets packet too big with 1280 (the source then fragments, and the fragments cross).
+At every link-up the appliance runs duplicate address detection on its addresses: a host that
+holds one of them answers, and that is reported with the host's MAC."""
 import re
+import time
 
 import pytest
 
@@ -108,3 +111,27 @@ def test_larger_than_egress_mtu_gets_packet_too_big(router6):
     assert queue_sum(st, 0, "fwd_pkt_too_big") >= 1, st
     for q in port_queues(st, 0):
         check_forward_conservation(q)
+
+
+@BOTH_NICS
+def test_duplicate_address_reported_at_link_up(router6):
+    """port0's host takes the appliance's address as well (nodad: it does not detect it
+    itself) and the link flaps: the appliance's detection at the new link-up meets the host's
+    advertisement. Reported with the host's MAC, counted, shown as duplicate; port1 is clean."""
+    lab = router6
+    lab.wait_links()
+    ours, tap, ns = HOSTS6[0][1], lab.taps[0], lab.nss[0]
+    ns_run(ns, "ip", "-6", "addr", "add", f"{ours}/64", "dev", tap, "nodad")
+    host_mac = ns_run(ns, "cat", f"/sys/class/net/{tap}/address").stdout.strip()
+    lab.monitor_cmd("set_link n0 off")
+    time.sleep(0.2)
+    lab.monitor_cmd("set_link n0 on")
+    m = lab.guest.expect(rf"port0: address6 {re.escape(ours)} is also used by ([0-9a-f:]{{17}}) "
+                         r"\(duplicate address detection failed, RFC 4862 5\.4\.5\)", 30)
+    assert m.group(1) == host_mac, m.group(0)
+    st = lab.stats()
+    p0, p1 = st["ports"][0], st["ports"][1]
+    assert p0["dad6"] == "duplicate" and p0["dad6_conflicts"] >= 1, p0
+    assert p0["dad6_probes_sent"] >= 4, p0  # both addresses, at boot and at the new link-up
+    assert p1["dad6"] == "done" and p1["dad6_conflicts"] == 0 and p1["dad6_probes_sent"] >= 2, p1
+    assert queue_sum(st, 0, "drop6_dad_conflict") >= 1, st
