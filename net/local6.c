@@ -16,6 +16,8 @@
  * link-layer address option (RFC 4861 4.3, 4.4, 4.6.1). */
 #define LOCAL6_ND_MSG_BYTES (INET6_ND_NS_NA_BYTES + INET6_ND_OPT_LLADDR_BYTES)          /* 32 */
 #define LOCAL6_ND_FRAME_BYTES (INET_ETH_HDR_BYTES + INET_IPV6_HDR_BYTES + LOCAL6_ND_MSG_BYTES)
+/* a solicitation from :: carries no option: 78 */
+#define LOCAL6_DAD_FRAME_BYTES (INET_ETH_HDR_BYTES + INET_IPV6_HDR_BYTES + INET6_ND_NS_NA_BYTES)
 
 /* Every frame we send is longer than the Ethernet minimum, so none needs padding: the shortest,
  * an echo reply without data, is 14 + 40 + 8 bytes. */
@@ -212,7 +214,10 @@ static void local6_learn(struct local6_ctx *c, const uint8_t *ip, const uint8_t 
     struct net6_learn *l = c->learn;
     l->valid = true;
     memcpy(l->ip, ip, INET6_ADDR_BYTES);
-    memcpy(l->mac, mac, INET_ETH_ADDR_BYTES);
+    l->confirm_only = mac == NULL;
+    if (mac != NULL) {
+        memcpy(l->mac, mac, INET_ETH_ADDR_BYTES);
+    }
     l->from_na = from_na;
     l->solicited = (flags & INET6_NA_FLAG_SOLICITED) != 0;
     l->override_flag = (flags & INET6_NA_FLAG_OVERRIDE) != 0;
@@ -315,7 +320,9 @@ static enum net_verdict local6_na_input(struct local6_ctx *c, const uint8_t *msg
     if (bad != NULL) {
         return local6_drop(bad);
     }
-    if (tlla == NULL) {
+    /* A solicited advertisement may leave the option out when it answers a unicast probe
+     * (4.4; Linux does): it still confirms the entry the probe was for (7.2.5). */
+    if (tlla == NULL && !(flags & INET6_NA_FLAG_SOLICITED)) {
         return local6_drop(&d->na_no_lladdr);
     }
     local6_learn(c, target, tlla, true, flags);
@@ -646,7 +653,7 @@ uint16_t net_nd_dad_solicit(uint8_t *out, uint16_t out_bytes, const struct net_i
 {
     static const uint8_t unspecified[INET6_ADDR_BYTES];
     if (!ifc->enabled || inet6_is_multicast(target) || inet6_is_unspecified(target) ||
-        out_bytes < LOCAL6_ND_FRAME_BYTES) {
+        out_bytes < LOCAL6_DAD_FRAME_BYTES) {
         return 0;
     }
     uint8_t tgt[INET6_ADDR_BYTES], dst[INET6_ADDR_BYTES], eth_dst[INET_ETH_ADDR_BYTES];

@@ -88,7 +88,7 @@ struct net_iface6 {
     X(ns_not_for_us, "NS for a target that is not this interface's")                          \
     X(na_solicited_multicast, "NA to a multicast group with the Solicited flag")              \
     X(dad_conflict, "NA for one of our addresses: another node claims it")                    \
-    X(na_no_lladdr, "NA without a target link-layer address: nothing to learn")               \
+    X(na_no_lladdr, "unsolicited NA without a target link-layer address: nothing to learn")   \
     X(reply_no_room, "the neighbour advertisement would not fit the buffer")
 
 struct net_drop6_stats {
@@ -126,6 +126,10 @@ struct net6_learn {
     bool solicited;
     bool override_flag;
     bool router;
+    /* A solicited advertisement without a target link-layer option (RFC 4861 4.4 allows it
+     * in answer to a unicast solicitation): mac is not set; it only confirms an entry the
+     * cache already has (7.2.5: REACHABLE, address unchanged). */
+    bool confirm_only;
     /* Not a neighbour to learn (valid stays false): an advertisement for one of our own
      * addresses, another node claiming it (RFC 4862 5.4.4). ip is our address, mac the
      * claimant's (its target link-layer option, else its Ethernet source); for the caller's

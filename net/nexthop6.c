@@ -217,7 +217,8 @@ void nexthop6_solicit(unsigned core, const struct net_port *ifc, const uint8_t *
  * RFC 4861 7.2.3 and 7.2.5, for a cache that keeps no INCOMPLETE entries (a datagram to an
  * unresolved next hop is dropped and the solicitation sent; the answer then creates the entry):
  * a solicitation's source link-layer address is learned (created or updated); a solicited
- * advertisement's is too; an unsolicited one with Override updates a known entry only, and one
+ * advertisement's is too, and one without the option (the answer to a unicast probe) confirms
+ * a known entry as it is; an unsolicited one with Override updates a known entry only, and one
  * without Override changes nothing (a known entry then ages and is probed as usual).
  */
 void nexthop6_learn(unsigned iface, const struct net6_learn *l, uint64_t now)
@@ -227,7 +228,12 @@ void nexthop6_learn(unsigned iface, const struct net6_learn *l, uint64_t now)
         return; /* not in fe80::/64 (RFC 4291 2.5.6): its key could not carry the interface */
     }
     struct neigh_key k = nexthop6_key(iface, l->ip);
-    if (!l->from_na || l->solicited) {
+    uint8_t known[6];
+    if (l->confirm_only) {
+        if (neigh_lookup_key(&nexthop6_neighbours, k, known)) {
+            neigh_refresh_key(&nexthop6_neighbours, k, known, now);
+        }
+    } else if (!l->from_na || l->solicited) {
         neigh_update_key(&nexthop6_neighbours, k, l->mac, now);
     } else if (l->override_flag) {
         neigh_refresh_key(&nexthop6_neighbours, k, l->mac, now);

@@ -6,7 +6,7 @@ only the appliance's own probes can renew or drop B's entry. Default config, igb
 import os
 import re
 
-from netlab import HOSTS, finish_lab, ns_run, start_lab
+from netlab import HOSTS, HOSTS6, finish_lab, ns_run, start_lab
 from qemu import DEFAULT_ELF, ROOT, TEST_ELF
 
 REACHABLE_S = 30  # config/default.conf neigh.reachable_ms
@@ -22,6 +22,16 @@ def neigh_stats(lab):
 
 def replied_seqs(ping_stdout):
     return {int(m) for m in re.findall(r"icmp_seq=(\d+) ttl=63", ping_stdout)}
+
+
+def pin_appliance_mac6(lab, port):
+    """Host `port` learns the appliance's MAC once, then keeps it as a permanent IPv6
+    neighbour: it never solicits the appliance again, so only the appliance's probes renew."""
+    gw, tap, ns = HOSTS6[port][1], lab.taps[port], lab.nss[port]
+    assert " 0% packet loss" in lab.ping(port, dst=gw, count=1).stdout
+    out = ns_run(ns, "ip", "-6", "neigh", "show", gw, "dev", tap).stdout
+    mac = re.search(r"lladdr ([0-9a-f:]{17})", out).group(1)
+    ns_run(ns, "ip", "-6", "neigh", "replace", gw, "lladdr", mac, "dev", tap, "nud", "permanent")
 
 
 def pin_appliance_mac(lab, port):
@@ -112,5 +122,36 @@ def test_static_neighbour_needs_no_arp_and_no_arp_moves_it(nic):
         # host A was flushed (learned): the first reply towards it waits for ARP
         r = lab.ping(0, dst=STATIC_IP, count=3)
         assert len(re.findall(r"icmp_seq=\d+ ttl=63", r.stdout)) >= 2, r.stdout
+    finally:
+        finish_lab(lab)
+
+
+def test_nd_next_hop_probed_while_in_use_and_new_mac_followed():
+    """The IPv6 twin of the first test: neighbour discovery's entries go stale in use, are
+    probed by unicast solicitation and kept while B answers, with no ping lost; when B changes
+    its MAC silently the probes fail and a multicast solicitation finds B's new MAC."""
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, ipv6=True)
+    try:
+        pin_appliance_mac6(lab, 1)
+        b = HOSTS6[1][0]
+        lab.ping(0, dst=b, count=3)  # resolves B (the first may be an nd_unresolved drop)
+
+        n = int((REACHABLE_S + PROBES + 6) / 0.2)
+        r = lab.ping(0, dst=b, count=n, timeout=REACHABLE_S + 60)
+        lost = sorted(set(range(1, n + 1)) - replied_seqs(r.stdout))
+        st = neigh_stats(lab)
+        assert not lost, f"lost {lost}; {st}; nd:\n{lab.guest.command('nd', 'age_ms').string[-600:]}"
+        assert st["nd_probes_sent"] >= 1 and st["nd_probe_failed"] == 0, st
+
+        ns_run(lab.nss[1], "ip", "link", "set", "dev", lab.taps[1], "address", NEW_MAC)
+        follow_s = REACHABLE_S + PROBES + 2
+        n = int((follow_s + 10) / 0.2)
+        r = lab.ping(0, dst=b, count=n, timeout=follow_s + 60)
+        got = replied_seqs(r.stdout)
+        tail = set(range(n - int(5 / 0.2), n + 1))
+        assert tail <= got, f"pings still lost {follow_s + 5} s after B's MAC changed: " \
+                            f"{sorted(tail - got)[:10]}...\n{r.stdout[-1500:]}"
+        m = lab.guest.command("nd", rf"^{re.escape(b)} +- +(\S+) +(\S+) +\d+$")
+        assert m.group(1) == NEW_MAC and m.group(2) == "reachable", m.group(0)
     finally:
         finish_lab(lab)
