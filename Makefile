@@ -230,6 +230,12 @@ test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 UNIT_TESTS += test_gro
 test_gro_SRCS := net/gro.c
+# IPv6: addresses and headers, the LPM table, forwarding checks and errors, the local answers.
+UNIT_TESTS += test_inet6 test_fib6 test_route6 test_net_local6
+test_inet6_SRCS := net/inet6.c net/inet.c
+test_fib6_SRCS := net/fib6.c
+test_route6_SRCS := net/route6.c net/route.c net/inet6.c net/inet.c
+test_net_local6_SRCS := net/local6.c net/inet6.c net/inet.c net/neigh.c
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c \
 	tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c
@@ -285,8 +291,8 @@ test-model: build/unit/test_ixgbe_model build/unit/test_ixgbe_model_sfp \
 # Host simulation: the real forwarding, ring and protocol code against fake NICs, both modes,
 # under ASan/UBSan (tests/hostsim/README.md). `make bench` runs it at 10 million frames.
 HOSTSIM_FRAMES ?= 200000
-HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
-	tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
+HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_frames6.c \
+	tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
 	apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c \
 	drivers/nic/intel_ring.c kernel/pkb.c \
 	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c $(NET6_SRCS)
@@ -332,15 +338,25 @@ build/hostsim/router_vlan/gen/config.h: build/hostsim/router_vlan/router_vlan.co
 
 build/hostsim/fwd_sim_router_vlan: HOSTSIM_CFLAGS += -DSIM_VLAN
 
+# router6: the router's IPv6 path, config/default.conf as it is (fwd_sim.h, SIM_IPV6): the
+# stream, the setup and the malformed frames are IPv6, next hops resolved by neighbour discovery.
+build/hostsim/router6/gen/config.h: config/default.conf $(GENCONFIG)
+	@mkdir -p $(dir $@)
+	$(GENCONFIG) $< $@
+
+build/hostsim/fwd_sim_router6: HOSTSIM_CFLAGS += -DSIM_IPV6
+
 build/hostsim/fwd_sim_%: build/hostsim/%/gen/config.h $(HOSTSIM_SRCS) $(wildcard \
 		tests/hostsim/*.h apps/fwd/*.h kernel/*.h net/*.h drivers/nic/*.h drivers/pci/*.h \
 		tests/fakes/*.h)
 	$(HOSTCC) $(HOSTSIM_CFLAGS) -iquote $(dir $<) $(HOSTSIM_SRCS) -o $@
 
-hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire build/hostsim/fwd_sim_router_vlan
+hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire build/hostsim/fwd_sim_router_vlan \
+		build/hostsim/fwd_sim_router6
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_router --quiet --sw-csum --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_router_vlan --quiet --frames $(HOSTSIM_FRAMES)
+	build/hostsim/fwd_sim_router6 --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`
@@ -397,6 +413,7 @@ bench: all build/bench/udpgen build/bench/handoff_bench
 	@tools/build-qemu build/qemu
 	$(PYTHON) tests/bench/rx_pps.py --nics
 	tests/bench/fib_bench.sh
+	tests/bench/fib6_bench.sh
 	tests/bench/fwd_bench.sh
 	tests/bench/sink_bench.sh
 	tests/bench/crr_bench.sh

@@ -1,13 +1,16 @@
 #!/bin/sh
-# tests/bench/fwd_bench.sh: what forwarding one 64-byte packet costs the appliance, on the host,
-# in wire and router mode. Builds tests/hostsim/fwd_sim per mode with the firmware's code
+# tests/bench/fwd_bench.sh: what forwarding one packet costs the appliance, on the host, in wire
+# and router mode (64-byte frames), the router on VLAN sub-interfaces (router_vlan) and the
+# router forwarding IPv6 (router6: 80-byte frames, IPv6's shortest with the same UDP payload;
+# next hops by neighbour discovery). Builds tests/hostsim/fwd_sim per mode with the firmware's code
 # generation (-O2, frame pointers, -ffreestanding, no red zone) for the appliance's files and
 # then, per mode:
 #   1. the full checked run (FULL frames, 4 cores, malformed frames mixed in): its summary line;
 #   2. instructions per forwarded packet: callgrind counts only inside fwd_poll_core
 #      (--toggle-collect), which holds the ring RX/TX and the forwarding; the fake NIC and the
 #      checks run between the calls. --bench: 1 core, exactly one 32-frame burst per pass, so the
-#      count is the steady state at burst 32 (setup ARP and final drain: < 0.01%). Deterministic;
+#      count is the steady state at burst 32 (setup ARP or ND and final drain: < 0.01%).
+#      Deterministic. router_vlan's and router6's are also printed as what they add to router's;
 #   3. TSC cycles per packet around the fwd_poll_core calls of the same --bench run at FULL
 #      frames, best of RUNS (not deterministic: the host's clock, caches and neighbours).
 # Numbers, never pass/fail (the README's targets are printed alongside for reference).
@@ -27,8 +30,8 @@ RUNS=${RUNS:-3}
 # NIC and the platform stand-ins are ordinary host code.
 FW_SRCS="apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c kernel/pkb.c net/fib.c \
 net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c"
-SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_books.c \
-tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c"
+SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_frames6.c \
+tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c"
 FW_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
 -mcmodel=small -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables"
@@ -67,16 +70,19 @@ build router config/default.conf
 sed -e '/^port[01]\.address =/d' config/default.conf > "$OUT/router_vlan.conf"
 printf 'vlan = port0.10 198.18.0.1/24\nvlan = port1.20 198.19.0.1/24\n' >> "$OUT/router_vlan.conf"
 build router_vlan "$OUT/router_vlan.conf" -DSIM_VLAN
+# router6: the same router and config forwarding IPv6 (tests/hostsim/fwd_sim.h SIM_IPV6): host A
+# 2001:db8:18::2 to host B 2001:db8:19::2 and the route6 behind it, B resolved by ND.
+build router6 config/default.conf -DSIM_IPV6
 
 echo "== checked runs ($FULL frames, 4 cores, malformed frames mixed in)"
-for mode in wire router router_vlan; do
+for mode in wire router router_vlan router6; do
     "$OUT/fwd_sim_$mode" --quiet --frames "$FULL"
 done
 
 have_valgrind=1
 command -v valgrind >/dev/null 2>&1 || have_valgrind=0
 router_ir=""
-for mode in wire router router_vlan; do
+for mode in wire router router_vlan router6; do
     target=60
     [ "$mode" != wire ] && target=100
     echo "== $mode"
@@ -96,6 +102,10 @@ for mode in wire router router_vlan; do
             awk -v ir="$ir" -v n="$fwd" -v r="$router_ir" 'BEGIN {
                 printf "router_vlan: a VLAN tag off on the way in and one on on the way out " \
                        "adds %.1f instructions/packet to the router'"'"'s %.1f\n", ir / n - r, r }'
+        elif [ "$mode" = router6 ] && [ -n "$router_ir" ]; then
+            awk -v ir="$ir" -v n="$fwd" -v r="$router_ir" 'BEGIN {
+                printf "router6: routing IPv6 instead of IPv4 costs %+.1f instructions/packet " \
+                       "on the router'"'"'s %.1f (%.2fx)\n", ir / n - r, r, ir / n / r }'
         fi
         # Where they go: each function's own instructions per packet (code inlined from a
         # header is charged to it, e.g. ./net/inet.h:route_ipv4_check_and_decrement); then a

@@ -9,6 +9,7 @@ described at the top of its .c file; the header bytes below follow it.
 Usage: tests/fuzz/make_seeds.py [corpus-dir]   (default: tests/fuzz/corpus next to this file)
 Rewrites the files it owns; deletes nothing.
 """
+import ipaddress
 import os
 import re
 import struct
@@ -874,6 +875,68 @@ def acpi_seeds():
     }
 
 
+# --- fuzz_fib6: byte 0 max_routes, then operations ----------------------------------------------
+
+def ip6(s):
+    return ipaddress.IPv6Address(s).packed
+
+
+def fib6_add(prefix, length, nh, op=None):
+    if op is None:
+        op = 0x40 if length < 8 else 0  # /0../7 need op & 0x40
+    return bytes([op, 0]) + ip6(prefix) + bytes([length]) + struct.pack("!H", nh)
+
+
+def fib6_del(prefix, length, op=0x82):
+    return bytes([op, 0]) + ip6(prefix) + bytes([length])
+
+
+def fib6_lookup(addr, off=0):
+    return bytes([5 | off << 4, 0]) + ip6(addr)
+
+
+def fib6_near(k, how, bits=0, off=0):
+    return bytes([3 | off << 4, k, how]) + struct.pack("!I", bits)
+
+
+def fib6_seeds():
+    nested = [("::", 0), ("2000::", 3), ("2001::", 16), ("2001::", 17), ("2001:db8::", 32),
+              ("2001:db8:1::", 48), ("2001:db8:1:2::", 64), ("2001:db8:1:2::", 127),
+              ("2001:db8:1:2::1", 128)]
+    all_lengths = (b"".join(fib6_add(p, n, i) for i, (p, n) in enumerate(nested))
+                   + b"".join(fib6_near(k, h, 0x5a5a5a5a, k % 8) for k in range(9)
+                              for h in range(6)))
+    full = (fib6_add("2000::", 8, 1) + fib6_add("2001:db8::", 32, 2)
+            + fib6_add("2001:db8::1", 128, 3) + fib6_add("2001:db8:1::", 48, 4)
+            + fib6_add("2002::", 16, 5) + fib6_add("2001:db8::", 32, 9) + b"\x02\x00"
+            + fib6_add("2002::", 16, 5) + fib6_lookup("2002::1") + fib6_lookup("2001:db8::1"))
+    churn = (fib6_add("2a00:1450::", 32, 1) + fib6_add("2a00:1450:4001::", 48, 2)
+             + fib6_add("2a00:1450:4001:800::", 56, 3) + fib6_add("2a00::", 12, 4)
+             + b"\x02\x02" + fib6_near(0, 4, 0xffff) + b"\x02\x00" + fib6_lookup("2a00:1450::9")
+             + fib6_add("2a00:1450:4001:800::", 56, 7) + b"\x07\x00\x01\x02"
+             + fib6_near(1, 5, 77, 3) + b"\x02\x01" + fib6_lookup("2a00:1450:4001:800::1", 5))
+    bad = (fib6_add("::", 129, 1) + fib6_add("2001:db8::1", 64, 1, op=0x80)
+           + fib6_add("2001:db8::", 16, 1, op=0x80) + fib6_del("2001:db8::1", 64, op=0xc2)
+           + fib6_del("2001:db8::", 32) + fib6_lookup("2001:db8::1"))
+    # op 6, form 1 (one of the fixed /16s) and its 8 bytes, the length pick, next hop; without
+    # op & 0x40 its /0 and /1 are /8 and /9 (a /0 writes all 65536 first-level entries, to add
+    # and again to delete: nested_all_lengths holds the only one, to keep the fuzzer fast)
+    boundary = (b"".join(bytes([6, 1 | (i % 4) << 2]) + bytes([i * 17 % 256] * 8)
+                         + bytes([i, 0, i]) for i in range(12))
+                + b"".join(fib6_near(k, 3, 0, k % 8) for k in range(12)))
+    # 2 routes, 4 hash slots: /128s in and out, the runs wrap around the end
+    wrap = b"".join(fib6_add("2001:db8::%x" % i, 128, i) + b"\x02\x00" for i in range(1, 12))
+    wrap += fib6_add("2001:db8::1", 128, 1) + fib6_add("2001:db8::2", 128, 2) + b"\x02\x01"
+    return {
+        "nested_all_lengths": b"\x1f" + all_lengths,
+        "full_table": b"\x03" + full,
+        "add_del_replace": b"\x1f" + churn,
+        "invalid_arguments": b"\x1f" + bad,
+        "boundary_lengths": b"\x1f" + boundary,
+        "small_hash_wraps": b"\x01" + wrap,
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
@@ -882,6 +945,7 @@ def main():
         "fuzz_net_local": net_local_seeds(),
         "fuzz_route": route_seeds(),
         "fuzz_fib": fib_seeds(),
+        "fuzz_fib6": fib6_seeds(),
         "fuzz_console": console_seeds(),
         "fuzz_config": config_seeds(repo),
         "fuzz_rx_ring": rx_ring_seeds(),

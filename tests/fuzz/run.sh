@@ -33,8 +33,11 @@ CFLAGS=(-std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefi
 declare -A SRCS=(
     [fuzz_net_local]="net/local.c net/neigh.c net/inet.c"
     [fuzz_route]="net/route.c net/inet.c"
+    [fuzz_route6]="net/route6.c net/inet6.c net/inet.c"
+    [fuzz_net_local6]="net/local6.c net/inet6.c net/inet.c"
     [fuzz_vlan]=""
     [fuzz_fib]="net/fib.c"
+    [fuzz_fib6]="net/fib6.c"
     [fuzz_console]="kernel/console_line.c"
     [fuzz_acpi]="kernel/acpi.c kernel/err.c"
     [fuzz_config]="config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c"
@@ -67,7 +70,7 @@ declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TAB
     [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15" [fuzz_tx_ring]="-DWS_HOST_MMIO"
     [fuzz_lwip]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen"
     [fuzz_ixgbe_model]="-DWS_HOST_MMIO -Itests/hostsim/hostinc -iquote $OUT/gen")
-ALL=(fuzz_net_local fuzz_route fuzz_vlan fuzz_fib fuzz_console fuzz_acpi fuzz_config fuzz_rx_ring fuzz_tx_ring
+ALL=(fuzz_net_local fuzz_route fuzz_net_local6 fuzz_route6 fuzz_vlan fuzz_fib fuzz_fib6 fuzz_console fuzz_acpi fuzz_config fuzz_rx_ring fuzz_tx_ring
     fuzz_iperf3 fuzz_netperf_proto fuzz_lwip fuzz_ixgbe_model)
 # Harnesses that include config.h: the default config's, generated into $OUT/gen.
 NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)

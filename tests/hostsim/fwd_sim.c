@@ -3,13 +3,14 @@
  * firmware's own rings, pools, port table, FIB, neighbour table and router code, against two
  * fake ports (sim_platform.c). Single-threaded and deterministic: the cores' passes
  * (fwd_poll_core) run in turn. One build per mode (router: config/default.conf, wire:
- * config/wire.conf). Usage and what is checked: tests/hostsim/README.md; `--help`.
+ * config/wire.conf; the router_vlan and router6 variants, fwd_sim.h). Usage and what is
+ * checked: tests/hostsim/README.md; `--help`.
  *
- * The traffic: 64-byte UDP frames (60 bytes here: the NIC strips the FCS) over 256 flows, each
- * flow carrying a sequence number in its payload, into port0's RX queues (flow f on queue
- * f % cores, as RSS pins a flow to a queue); a few malformed frames of every kind mixed in. Out
- * of port1 every stream frame must come exactly once, in flow order, rewritten as the mode says;
- * then every counter must add up and every buffer be back.
+ * The traffic: 64-byte UDP frames (60 bytes here: the NIC strips the FCS; router6: 80-byte
+ * IPv6 ones) over 256 flows, each flow carrying a sequence number in its payload, into port0's
+ * RX queues (flow f on queue f % cores, as RSS pins a flow to a queue); a few malformed frames
+ * of every kind mixed in. Out of port1 every stream frame must come exactly once, in flow
+ * order, rewritten as the mode says; then every counter must add up and every buffer be back.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -24,6 +25,7 @@
 #include "drivers/nic/nic.h"
 #include "net/iface.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 #include "tests/hostsim/fwd_sim.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
@@ -34,8 +36,24 @@
 
 static const char *const sim_bad_names[BAD_KINDS] = {
     "ip_csum", "ttl1", "dst_martian", "no_route", "ip_version", "eth_mcast", "directed_bcast",
-    "other_port_addr", "unresolved", "ipv6", "short_ipv4", "rx_error", "oversize", "zero_len",
+    "other_port_addr", "unresolved", "ipv6", "short_ipv4",
+    "ip6_truncated", "ip6_version", "ip6_payload_length", "hop_limit1", "src_link_local",
+    "ext_chain", "no_route6", "unresolved6", "eth_mcast6", "other_port_addr6",
+    "rx_error", "oversize", "zero_len",
 };
+
+/* The malformed kinds this build sends, in turn: its stream's family's, then the ring's. */
+static const enum sim_bad sim_kinds[] = {
+#ifdef SIM_IPV6
+    BAD6_TRUNCATED, BAD6_VERSION, BAD6_PAYLOAD_LENGTH, BAD6_HOP_LIMIT1, BAD6_SRC_LINK_LOCAL,
+    BAD6_EXT_CHAIN, BAD6_NO_ROUTE, BAD6_UNRESOLVED, BAD6_ETH_MCAST, BAD6_OTHER_PORT,
+#else
+    BAD_IP_CSUM, BAD_TTL1, BAD_DST_MARTIAN, BAD_NO_ROUTE, BAD_IP_VERSION, BAD_ETH_MCAST,
+    BAD_DIRECTED_BCAST, BAD_OTHER_PORT, BAD_UNRESOLVED, BAD_IPV6, BAD_SHORT_IPV4,
+#endif
+    BAD_RX_ERROR, BAD_OVERSIZE, BAD_ZERO_LEN,
+};
+#define SIM_NKINDS ((unsigned)(sizeof(sim_kinds) / sizeof(sim_kinds[0])))
 
 static uint64_t sim_rand(struct sim *s)
 {
@@ -46,6 +64,17 @@ static uint64_t sim_rand(struct sim *s)
 }
 
 /* --- injecting ----------------------------------------------------------------------------- */
+
+/* sim_build_stream: stream frame (or probe) (flow, seq) as host A sends it in this build's
+ * family; returns its length. */
+static uint16_t sim_build_stream(uint8_t *f, unsigned flow, uint32_t seq, uint16_t magic)
+{
+    if (SIM_IPV6_STREAM) {
+        return sim6_build(f, flow, seq, magic);
+    }
+    sim_build(f, flow, seq, magic);
+    return SIM_FRAME_BYTES;
+}
 
 #ifdef SIM_VLAN
 /* sim_vlan_tag: f as it crosses the wire to `port`: tagged with the port's VLAN (frames too
@@ -127,9 +156,10 @@ static uint64_t sim_next_index(const struct sim *s, unsigned q)
 static bool sim_inject_bad(struct sim *s, unsigned q)
 {
     static uint8_t f[3000];
-    enum sim_bad k = (enum sim_bad)(s->bad_sent % BAD_KINDS);
+    enum sim_bad k = sim_kinds[s->bad_sent % SIM_NKINDS];
     uint32_t err_bits;
-    uint16_t len = sim_build_bad(f, k, s->bad_sent, &err_bits);
+    uint16_t len = SIM_IPV6_STREAM ? sim6_build_bad(f, k, s->bad_sent, &err_bits)
+                                   : sim_build_bad(f, k, s->bad_sent, &err_bits);
 
     if (!sim_rx(s, 0, q, f, len, err_bits)) {
         return false;
@@ -149,7 +179,7 @@ static bool sim_inject_bad(struct sim *s, unsigned q)
  * the stream passes the next of bad_planned evenly spaced points. Returns frames injected. */
 static unsigned sim_inject(struct sim *s, unsigned q, unsigned n)
 {
-    static uint8_t f[SIM_FRAME_BYTES];
+    static uint8_t f[SIM_STREAM_BYTES];
     unsigned done = 0;
 
     while (done < n) {
@@ -165,8 +195,8 @@ static unsigned sim_inject(struct sim *s, unsigned q, unsigned n)
         if (i >= s->nframes) {
             break;
         }
-        sim_build(f, sim_flow_of(i), sim_seq_of(i), SIM_MAGIC_STREAM);
-        if (!sim_rx(s, 0, q, f, SIM_FRAME_BYTES, 0)) {
+        uint16_t len = sim_build_stream(f, sim_flow_of(i), sim_seq_of(i), SIM_MAGIC_STREAM);
+        if (!sim_rx(s, 0, q, f, len, 0)) {
             break;
         }
         s->cursor[q] = i + 1;
@@ -187,8 +217,22 @@ static unsigned sim_poll(struct sim *s, unsigned core)
     return n;
 }
 
+/* sim_host_b_answer: host B's answer to the router's request for it: an ARP reply, or a
+ * neighbour advertisement (SIM_IPV6). Returns its length. */
+static uint16_t sim_host_b_answer(uint8_t *f)
+{
+    if (SIM_IPV6_STREAM) {
+        return sim6_build_na_from_b(f);
+    }
+    uint8_t port1_mac[6];
+    sim_port_mac(1, port1_mac);
+    sim_build_arp(f, 2, port1_mac, sim_mac_host_b, SIM_IP_HOST_B, port1_mac, SIM_IP_PORT1);
+    return SIM_FRAME_BYTES;
+}
+
 /* sim_wire: every port's TX queues "transmitted" (up to max descriptors each), and host B's
- * answers to the router's ARP requests put on port1's wire (non-IP: RX queue 0). */
+ * answers to the router's requests put on port1's wire, on RX queue 0: ARP is not IP, and
+ * RSS hashes no IPv6 (so the core that may learn, core 0, sees them). */
 static void sim_wire(struct sim *s, unsigned max)
 {
     for (unsigned p = 0; p < SIM_PORTS; p++) {
@@ -197,10 +241,9 @@ static void sim_wire(struct sim *s, unsigned max)
         }
     }
     while (s->hostb_replies_due > 0) {
-        uint8_t f[SIM_FRAME_BYTES], port1_mac[6];
-        sim_port_mac(1, port1_mac);
-        sim_build_arp(f, 2, port1_mac, sim_mac_host_b, SIM_IP_HOST_B, port1_mac, SIM_IP_PORT1);
-        if (!sim_rx(s, 1, 0, f, SIM_FRAME_BYTES, 0)) {
+        uint8_t f[SIM_SETUP_BYTES];
+        uint16_t len = sim_host_b_answer(f);
+        if (!sim_rx(s, 1, 0, f, len, 0)) {
             break;
         }
         s->hostb_replies_due--;
@@ -265,6 +308,33 @@ static void sim_resolve_neighbours(struct sim *s)
                net_queue_stats_of(1, 0)->local.arp_replies_learned, 1);
 }
 
+/* sim_resolve_neighbours6: router6, sim_resolve_neighbours with neighbour discovery. Host A
+ * solicits its gateway on queue 0 (the router answers and learns A from the solicitation's
+ * source link-layer option); a probe towards B's network finds B unknown, so the probe's core
+ * drops it (nd_unresolved) and solicits B on port1; B advertises itself on port1 queue 0 and
+ * core 0, the neighbour cache's only writer, learns it; a second probe must then go through. */
+static void sim_resolve_neighbours6(struct sim *s)
+{
+    uint8_t f[SIM_SETUP_BYTES];
+    unsigned probe_q = s->ncores - 1;
+
+    sim_rx(s, 0, 0, f, sim6_build_ns_from_a(f), 0);
+    sim_settle(s);
+    sim_rx(s, 0, probe_q, f, sim6_build(f, probe_q, 0, SIM_MAGIC_PROBE), 0);
+    sim_settle(s);
+    sim_rx(s, 0, probe_q, f, sim6_build(f, probe_q, 1, SIM_MAGIC_PROBE), 0);
+    sim_settle(s);
+    sim_expect(s, "setup: advertisements to host A", s->p0_na_replies, 1);
+    sim_expect(s, "setup: host A learned from its solicitation",
+               net_queue_stats_of(0, 0)->local6.ns_learned, 1);
+    sim_expect(s, "setup: solicitations for host B", s->p1_ns_requests, 1);
+    sim_expect(s, "setup: probes forwarded once B was known", s->p1_probes, 1);
+    sim_expect(s, "setup: nd_unresolved on the probe's core",
+               fwd_stats_of(0, probe_q)->nd_unresolved, 1);
+    sim_expect(s, "setup: B's advertisement learned by core 0",
+               net_queue_stats_of(1, 0)->local6.na_learned, 1);
+}
+
 /* sim_run: the stream. Each pass injects a pseudo-random share of up to two bursts per queue,
  * polls every core once or twice, and lets the NIC transmit, now and then only partly (a slow
  * wire keeps descriptors in flight across passes). --bench: exactly one burst per queue. */
@@ -311,12 +381,12 @@ static void sim_usage(FILE *to)
             "[--quiet] [--sw-csum]\n"
             "  --frames N  stream frames (default 10000000)\n"
             "  --cores N   cores, each with a queue pair per port (default 4, max %d)\n"
-            "  --bad N     malformed frames of each of the %d kinds (default 20; 0 with --bench)\n"
+            "  --bad N     malformed frames of each of the %u kinds (default 20; 0 with --bench)\n"
             "  --seed N    the pseudo-random burst sizes (default 1)\n"
             "  --bench     steady state: one full burst per queue per pass, nothing malformed\n"
             "  --quiet     no firmware console lines\n"
             "  --sw-csum   the NIC reports no IPv4 checksum verdict: the router sums headers\n",
-            SIM_MODE, WS_MAX_CPUS, BAD_KINDS);
+            SIM_MODE, WS_MAX_CPUS, SIM_NKINDS);
 }
 
 static bool sim_args(struct sim *s, int argc, char **argv)
@@ -356,17 +426,29 @@ static bool sim_args(struct sim *s, int argc, char **argv)
         sim_usage(stderr);
         return false;
     }
-    s->bad_planned = s->bad_per_kind * BAD_KINDS;
+    s->bad_planned = s->bad_per_kind * SIM_NKINDS;
     return true;
 }
 
-/* sim_bring_up: the firmware's boot order (its init levels): pools, ports, next hops,
- * forwarding. */
+/* sim_addresses6_as_expected: the IPv6 addresses config/default.conf gives the ports are the
+ * ones the hosts of sim_frames6.c are built around. */
+static bool sim_addresses6_as_expected(const struct net_port *a, const struct net_port *b)
+{
+    uint8_t want_a[16], want_b[16];
+    sim6_addr(want_a, SIM6_NET_PORT0, SIM6_HOST_ROUTER);
+    sim6_addr(want_b, SIM6_NET_PORT1, SIM6_HOST_ROUTER);
+    return a->has_address6 && b->has_address6 && memcmp(a->ifc6.global, want_a, 16) == 0 &&
+           memcmp(b->ifc6.global, want_b, 16) == 0;
+}
+
+/* sim_bring_up: the firmware's boot order (its init levels): pools, ports, next hops (IPv4,
+ * then IPv6), forwarding. */
 static bool sim_bring_up(struct sim *s)
 {
     sim_platform_init(s->quiet);
     if (nic_pools_init(s->ncores) != 0 || nic_probe_all(s->ncores) != SIM_PORTS ||
-        net_iface_init() != 0 || nexthop_init() != 0 || fwd_init(s->ncores) != 0) {
+        net_iface_init() != 0 || nexthop_init() != 0 || nexthop6_init() != 0 ||
+        fwd_init(s->ncores) != 0) {
         sim_fail(s, "bring-up failed (see the fw| lines)");
         return false;
     }
@@ -374,13 +456,18 @@ static bool sim_bring_up(struct sim *s)
     const struct net_port *a = net_iface_at(WS_MAX_PORTS), *b = net_iface_at(WS_MAX_PORTS + 1);
     void (*on_port0)(void *, const uint8_t *, uint16_t) = sim_vlan_on_port0;
     void (*on_port1)(void *, const uint8_t *, uint16_t) = sim_vlan_on_port1;
+#elif defined(SIM_IPV6)
+    const struct net_port *a = net_port(0), *b = net_port(1);
+    void (*on_port0)(void *, const uint8_t *, uint16_t) = sim6_on_port0;
+    void (*on_port1)(void *, const uint8_t *, uint16_t) = sim6_on_port1;
 #else
     const struct net_port *a = net_port(0), *b = net_port(1);
     void (*on_port0)(void *, const uint8_t *, uint16_t) = sim_on_port0;
     void (*on_port1)(void *, const uint8_t *, uint16_t) = sim_on_port1;
 #endif
     if (CONFIG_MODE_ROUTER && (!a->has_address || a->ifc.ip != SIM_IP_PORT0 ||
-                               !b->has_address || b->ifc.ip != SIM_IP_PORT1)) {
+                               !b->has_address || b->ifc.ip != SIM_IP_PORT1 ||
+                               (SIM_IPV6_STREAM && !sim_addresses6_as_expected(a, b)))) {
         sim_fail(s, "config/default.conf's port addresses changed: update tests/hostsim");
         return false;
     }
@@ -420,7 +507,9 @@ int main(int argc, char **argv)
     if (s->pass == NULL || s->seen == NULL || !sim_bring_up(s)) {
         return 1;
     }
-    if (CONFIG_MODE_ROUTER) {
+    if (SIM_IPV6_STREAM) {
+        sim_resolve_neighbours6(s);
+    } else if (CONFIG_MODE_ROUTER) {
         sim_resolve_neighbours(s);
     }
     s->polls = 0;
@@ -438,7 +527,8 @@ int main(int argc, char **argv)
 
     if (!s->quiet && s->bad_sent != 0) {
         printf("hostsim %s: malformed frames by kind:", SIM_MODE);
-        for (unsigned k = 0; k < BAD_KINDS; k++) {
+        for (unsigned i = 0; i < SIM_NKINDS; i++) {
+            enum sim_bad k = sim_kinds[i];
             printf(" %s %u%s", sim_bad_names[k], s->bad_count[k],
                    CONFIG_MODE_ROUTER || sim_bad_is_ring_level(k) ? "" : " (passed through)");
         }

@@ -2,7 +2,8 @@
  * tests/hostsim/fwd_sim.h: what the parts of fwd_sim share: the traffic's shape and addresses,
  * the malformed-frame kinds, the run's state, and each part's entry points. fwd_sim.c runs the
  * cores and the wire, sim_frames.c is the hosts on either side (frames sent, frames checked),
- * sim_books.c the counter and buffer checks at the end.
+ * sim_frames6.c the same hosts speaking IPv6, sim_books.c the counter and buffer checks at the
+ * end.
  */
 #ifndef WS_HOSTSIM_FWD_SIM_H
 #define WS_HOSTSIM_FWD_SIM_H
@@ -13,12 +14,16 @@
 
 #include "config.h"
 #include "net/local.h"
+#include "net/local6.h"
 #include "net/route.h"
+#include "net/route6.h"
 #include "param.h"
 #include "tests/hostsim/sim.h"
 
-#ifdef SIM_VLAN
+#if defined(SIM_VLAN)
 #define SIM_MODE "router_vlan"
+#elif defined(SIM_IPV6)
+#define SIM_MODE "router6"
 #else
 #define SIM_MODE (CONFIG_MODE_ROUTER ? "router" : "wire")
 #endif
@@ -33,7 +38,6 @@
 #define SIM_MAGIC_BAD 0x4244    /* "BD": a malformed frame, never to be forwarded (router) */
 #define SIM_MAGIC_PROBE 0x5052  /* "PR": setup frames that make the router resolve its hop */
 #define SIM_TTL 64
-#define SIM_NS_PER_FRAME 67 /* 64 bytes + preamble + gap = 84 bytes: 67.2 ns at 10 Gbit/s */
 #define SIM_MAX_REPORTS 10  /* per kind of per-frame failure; the rest are only counted */
 #define SIM_DRAIN_ROUNDS 10000
 
@@ -48,6 +52,24 @@
 #define SIM_VLAN_MODE ""
 #endif
 
+/* SIM_IPV6 (the router6 build, config/default.conf as it is): the stream, the setup and the
+ * malformed frames are IPv6 (sim_frames6.c): host A 2001:db8:18::2 on port0 sends to host B
+ * 2001:db8:19::2 on port1 and the network behind it, and the next hops are resolved by
+ * neighbour discovery instead of ARP. Same flows, sequence numbers and payload; the frame is
+ * 80 bytes (Ethernet, IPv6, UDP, the payload), IPv6's shortest with it. */
+#ifdef SIM_IPV6
+#define SIM_IPV6_STREAM 1
+#define SIM_STREAM_BYTES SIM6_FRAME_BYTES
+#define SIM_NS_PER_FRAME 83 /* 80 bytes + FCS + preamble + gap = 104 bytes: 83.2 ns at 10G */
+#define SIM_TTL_NAME "hop limit"
+#else
+#define SIM_IPV6_STREAM 0
+#define SIM_STREAM_BYTES SIM_FRAME_BYTES
+#define SIM_NS_PER_FRAME 67 /* 64 bytes + preamble + gap = 84 bytes: 67.2 ns at 10 Gbit/s */
+#define SIM_TTL_NAME "TTL"
+#endif
+#define SIM_SETUP_BYTES 128 /* room for any setup frame: ARP (60), ND (86), probes */
+
 /* The addresses of config/default.conf and the hosts behind the ports. */
 #define SIM_IP_PORT0 0xc6120001u  /* 198.18.0.1 */
 #define SIM_IP_PORT1 0xc6130001u  /* 198.19.0.1 */
@@ -58,8 +80,25 @@
 extern const uint8_t sim_mac_host_a[6];
 extern const uint8_t sim_mac_host_b[6];
 
+/* IPv6: 2001:db8:NET::HOST (sim6_addr), config/default.conf's prefixes and route6 lines. */
+#define SIM6_NET_PORT0 0x18    /* 2001:db8:18::/64 on port0: the router ::1, host A ::2 */
+#define SIM6_NET_PORT1 0x19    /* 2001:db8:19::/64 on port1: the router ::1, host B ::2 */
+#define SIM6_NET_VIA_B 0x100   /* 2001:db8:100::/48 via 2001:db8:19::2 (its lower /49 only) */
+#define SIM6_NET_NO_ROUTE 0x200 /* 2001:db8:200::/48: no route covers it */
+#define SIM6_HOST_ROUTER 1
+#define SIM6_HOST 2            /* host A on port0's prefix, host B on port1's */
+#define SIM6_HOST_NOBODY 0x77  /* 2001:db8:19::77: never answers a solicitation */
+#define SIM6_IP_OFF 14
+#define SIM6_UDP_OFF 54
+#define SIM6_PAY_OFF 62
+#define SIM6_FRAME_BYTES (SIM6_PAY_OFF + SIM_PAY_BYTES) /* 80 */
+#define SIM6_HOP_LIMIT 64
+#define SIM6_EXT_CHAIN_HEADERS 9 /* one more than net/inet6.h's INET6_MAX_EXT_HEADERS */
+
 /* Malformed frames: every one is a counted drop (router), or, in wire mode, those the wire does
- * not look into (all but the RX-ring-level ones) must come out of port1 unchanged. */
+ * not look into (all but the RX-ring-level ones) must come out of port1 unchanged. One list for
+ * every build; each sends its own share in turn (fwd_sim.c sim_kinds): the IPv4 kinds, or with
+ * SIM_IPV6 the IPv6 ones, and the ring-level ones in both. */
 enum sim_bad {
     BAD_IP_CSUM,        /* route: ip_bad_checksum */
     BAD_TTL1,           /* route: ttl_expired (+ ICMP time exceeded, rate limited) */
@@ -73,6 +112,19 @@ enum sim_bad {
     BAD_UNRESOLVED,     /* fwd: arp_unresolved (+ ARP request for 198.19.0.77, rate limited) */
     BAD_IPV6,           /* local: eth_unsupported_type */
     BAD_SHORT_IPV4,     /* local: ip_truncated (20 bytes) */
+    /* the IPv6 stream's (SIM_IPV6) */
+    BAD6_TRUNCATED,      /* local6: ip6_truncated (30 bytes after the Ethernet header) */
+    BAD6_VERSION,        /* local6: ip6_bad_version (4 with IPv6's EtherType) */
+    BAD6_PAYLOAD_LENGTH, /* local6: ip6_bad_payload_length (one byte past the frame) */
+    BAD6_HOP_LIMIT1,     /* route6: hop_limit_expired (+ ICMPv6 time exceeded, rate limited) */
+    BAD6_SRC_LINK_LOCAL, /* route6: ip6_src_link_local (host A's fe80:: address) */
+    BAD6_EXT_CHAIN,      /* route6: ip6_ext_too_long (9 Destination Options headers) */
+    BAD6_NO_ROUTE,       /* fwd: no_route (+ ICMPv6 unreachable, rate limited) */
+    BAD6_UNRESOLVED,     /* fwd: nd_unresolved (+ solicitation for 2001:db8:19::77, limited) */
+    BAD6_ETH_MCAST,      /* local6: eth_dst_multicast (01:00:5e:..., not 33:33:...) */
+    BAD6_OTHER_PORT,     /* port1's 2001:db8:19::1 from port0: local6 ip6_proto_unsupported
+                          * (router.answer_any_address) or fwd's dst_other_port_address */
+    /* every build's */
     BAD_RX_ERROR,       /* ring: errors (RXE in the write-back) */
     BAD_OVERSIZE,       /* ring: errors + oversize (3000 bytes over two descriptors) */
     BAD_ZERO_LEN,       /* ring: errors (length 0) */
@@ -116,10 +168,11 @@ struct sim {
     uint64_t arrived, unique, lost, reordered, duplicates;
     uint64_t bad_len, bad_mac, bad_ttl, bad_csum, bad_payload;
     uint64_t p1_probes, p1_arp_requests, p1_arp_nobody, p1_unexpected;
-    unsigned hostb_replies_due;
+    uint64_t p1_ns_requests, p1_ns_nobody; /* SIM_IPV6: the router's solicitations */
+    unsigned hostb_replies_due; /* ARP replies (or, SIM_IPV6, advertisements) B owes */
 
-    /* port0's sender side: what comes back to host A */
-    uint64_t p0_arp_replies, p0_time_exceeded, p0_unreachable, p0_unexpected;
+    /* port0's sender side: what comes back to host A (ICMPv6 errors counted as ICMP's) */
+    uint64_t p0_arp_replies, p0_na_replies, p0_time_exceeded, p0_unreachable, p0_unexpected;
     uint64_t vlan_bad_tag; /* SIM_VLAN: a frame out of a port without its VLAN's tag */
 
     /* fwd_poll_core timing */
@@ -132,12 +185,15 @@ struct sim {
 struct sim_totals {
     uint64_t wire_rx, missed, violations, rx_packets, rx_errors, rx_oversize, rx_no_buffer;
     uint64_t outcomes, forwarded[SIM_PORTS], fwd_drops, route_drops, local, local6, no_address;
-    uint64_t arp_requests_sent, icmp_sent, icmp_limited, alloc_fail, replies;
+    uint64_t route6_drops, route6_suppressed, no_address6, nd_not_writer_core;
+    uint64_t arp_requests_sent, ns_sent, icmp_sent, icmp_limited, alloc_fail, replies;
     uint64_t tx_done[SIM_PORTS], tx_forwarded[SIM_PORTS], tx_wire[SIM_PORTS];
     uint64_t tx_ring_full, tx_bad_len;
     struct route_drop_stats route;
+    struct route6_drop_stats route6;
     struct net_drop_stats local_drop;
-    uint64_t no_route, directed_bcast, other_port, arp_unresolved;
+    struct net_local6_stats local6_stats; /* every field summed: outcomes and drops */
+    uint64_t no_route, directed_bcast, other_port, arp_unresolved, nd_unresolved;
 };
 
 /* --- byte order (the frames are built and checked without net/inet.h, which is under test) -- */
@@ -183,15 +239,42 @@ uint64_t sim_flow_frames(uint64_t n, unsigned f);
 unsigned sim_flow_queue(const struct sim *s, unsigned flow);
 /* sim_build: the 60-byte UDP frame host A sends for (flow, seq), tagged with magic. */
 void sim_build(uint8_t *f, unsigned flow, uint32_t seq, uint16_t magic);
+/* sim_fill_payload: the SIM_PAY_BYTES of payload every stream frame carries at pay. */
+void sim_fill_payload(uint8_t *pay, unsigned flow, uint32_t seq, uint16_t magic);
+/* sim_stream_arrival: port1's books for stream frame (flow, seq), whatever its family: once,
+ * in flow order, one that was sent. f and len for the reports. */
+void sim_stream_arrival(struct sim *s, unsigned flow, uint32_t seq, const uint8_t *f,
+                        uint16_t len);
 /* sim_build_arp: a 60-byte Ethernet/IPv4 ARP frame (op 1 request, 2 reply). */
 void sim_build_arp(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha,
                    uint32_t spa, const uint8_t *tha, uint32_t tpa);
-/* sim_build_bad: malformed frame number idx of kind k into f (room for 3000 bytes); returns
- * its length and sets the RX write-back error bits to give it. */
+/* sim_build_bad: malformed frame number idx of kind k (an IPv4 or ring-level one) into f (room
+ * for 3000 bytes); returns its length and sets the RX write-back error bits to give it. */
 uint16_t sim_build_bad(uint8_t *f, enum sim_bad k, unsigned idx, uint32_t *err_bits);
+/* sim_spoil_for_ring: frame f of len bytes made ring-level kind k (RX error, oversize, zero
+ * length); returns the length to inject, *err_bits the write-back error bits. */
+uint16_t sim_spoil_for_ring(uint8_t *f, uint16_t len, enum sim_bad k, uint32_t *err_bits);
 /* The hosts' receivers, as fake_inic_tx on_frame callbacks (ctx: the struct sim). */
 void sim_on_port0(void *ctx, const uint8_t *f, uint16_t len);
 void sim_on_port1(void *ctx, const uint8_t *f, uint16_t len);
+
+/* --- sim_frames6.c: the same hosts speaking IPv6 (SIM_IPV6) --------------------------------- */
+
+/* sim6_addr: 2001:db8:net::host into a. */
+void sim6_addr(uint8_t a[16], uint16_t net, uint16_t host);
+/* sim6_build: the 80-byte IPv6 UDP frame host A sends for (flow, seq), tagged with magic;
+ * returns its length. */
+uint16_t sim6_build(uint8_t *f, unsigned flow, uint32_t seq, uint16_t magic);
+/* sim6_build_ns_from_a: host A's solicitation for its gateway (port0's 2001:db8:18::1). */
+uint16_t sim6_build_ns_from_a(uint8_t *f);
+/* sim6_build_na_from_b: host B's advertisement answering the router's solicitation for it. */
+uint16_t sim6_build_na_from_b(uint8_t *f);
+/* sim6_build_bad: malformed frame number idx of kind k (a BAD6_ or ring-level kind) into f
+ * (room for 3000 bytes); returns its length, *err_bits the RX write-back error bits. */
+uint16_t sim6_build_bad(uint8_t *f, enum sim_bad k, unsigned idx, uint32_t *err_bits);
+/* The hosts' receivers, as fake_inic_tx on_frame callbacks (ctx: the struct sim). */
+void sim6_on_port0(void *ctx, const uint8_t *f, uint16_t len);
+void sim6_on_port1(void *ctx, const uint8_t *f, uint16_t len);
 
 /* --- sim_books.c: the checks once traffic has stopped ----------------------------------------- */
 

@@ -12,11 +12,10 @@
 #include "drivers/nic/nic.h"
 #include "net/iface.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 #include "tests/hostsim/fwd_sim.h"
 
 /* --- the books ----------------------------------------------------------------------------- */
-
-
 
 static void sim_add_counters(uint64_t *sum, const uint64_t *v, size_t bytes)
 {
@@ -55,11 +54,17 @@ void sim_books(struct sim *s, struct sim_totals *t)
             t->local += net_local_total(&ns->local);
             t->local6 += net_local6_total(&ns->local6);
             t->no_address += ns->no_address;
+            t->route6_drops += route6_frame_drops_total(&st->route6);
+            t->no_address6 += ns->no_address6;
+            t->nd_not_writer_core += ns->nd_not_writer_core;
             t->arp_requests_sent += nexthop_stats_of(p, c)->arp_requests_sent;
+            t->ns_sent += nexthop6_stats_of(p, c)->ns_sent;
             t->icmp_sent += st->icmp_errors_sent;
             t->icmp_limited += st->icmp_ratelimited;
             t->alloc_fail += nexthop_stats_of(p, c)->alloc_fail;
-            t->replies += ns->local.arp_requests_answered + ns->local.icmp_echo_answered;
+            t->alloc_fail += nexthop6_stats_of(p, c)->alloc_fail;
+            t->replies += ns->local.arp_requests_answered + ns->local.icmp_echo_answered +
+                          ns->local6.ns_answered + ns->local6.echo6_answered;
             t->tx_done[p] += q->tx.stats.packets;
             t->tx_forwarded[p] += q->tx.stats.forwarded;
             t->tx_wire[p] += sq->ntx.frames;
@@ -69,12 +74,97 @@ void sim_books(struct sim *s, struct sim_totals *t)
             t->directed_bcast += st->dst_directed_broadcast;
             t->other_port += st->dst_other_port_address;
             t->arp_unresolved += st->arp_unresolved;
+            t->nd_unresolved += st->nd_unresolved;
             sim_add_counters((uint64_t *)&t->route, (const uint64_t *)&st->route,
                              sizeof(t->route));
+            sim_add_counters((uint64_t *)&t->route6, (const uint64_t *)&st->route6,
+                             sizeof(t->route6));
             sim_add_counters((uint64_t *)&t->local_drop, (const uint64_t *)&ns->local.drop,
                              sizeof(t->local_drop));
+            sim_add_counters((uint64_t *)&t->local6_stats, (const uint64_t *)&ns->local6,
+                             sizeof(t->local6_stats));
         }
     }
+    /* what route6_icmp_error was asked for and did not build: the counters past the drops */
+    for (size_t i = route6_frame_drop_counter_count; i < route6_drop_counter_count; i++) {
+        uint64_t v;
+        memcpy(&v, (const uint8_t *)&t->route6 + route6_drop_counters[i].offset, sizeof(v));
+        t->route6_suppressed += v;
+    }
+}
+
+/* sim6_local6_drops: the frames local6 dropped, by any reason. */
+static uint64_t sim6_local6_drops(const struct net_local6_stats *st)
+{
+    return net_local6_total(st) - st->ns_answered - st->echo6_answered - st->na_learned -
+           st->ip6_passed - st->ip6_to_sink;
+}
+
+/* sim_other_port6_to_fwd: of the frames to port1's address from port0, those fwd drops
+ * (dst_other_port_address); with router.answer_any_address the local stack takes them as ours
+ * (a UDP datagram, and no sink here: ip6_proto_unsupported). */
+static unsigned sim_other_port6_to_fwd(const struct sim *s)
+{
+    return CONFIG_ROUTER_ANSWER_ANY_ADDRESS ? 0 : s->bad_count[BAD6_OTHER_PORT];
+}
+
+/* sim_check_local6_kinds: router6: the local stack sees every IPv6 frame first. It answers host
+ * A's solicitation, learns from B's advertisement, drops the kinds that are its to judge and
+ * passes on (ip6_passed) the rest: the stream, both probes and the kinds for the router. */
+static void sim_check_local6_kinds(struct sim *s, const struct sim_totals *t)
+{
+    const unsigned *n = s->bad_count;
+    const struct net_local6_stats *l6 = &t->local6_stats;
+    unsigned other_local = n[BAD6_OTHER_PORT] - sim_other_port6_to_fwd(s);
+    sim_expect(s, "local6 ip6_truncated", l6->drop.ip6_truncated, n[BAD6_TRUNCATED]);
+    sim_expect(s, "local6 ip6_bad_version", l6->drop.ip6_bad_version, n[BAD6_VERSION]);
+    sim_expect(s, "local6 ip6_bad_payload_length", l6->drop.ip6_bad_payload_length,
+               n[BAD6_PAYLOAD_LENGTH]);
+    sim_expect(s, "local6 eth_dst_multicast", l6->drop.eth_dst_multicast, n[BAD6_ETH_MCAST]);
+    sim_expect(s, "local6 ip6_proto_unsupported", l6->drop.ip6_proto_unsupported, other_local);
+    uint64_t dropped = n[BAD6_TRUNCATED] + n[BAD6_VERSION] + n[BAD6_PAYLOAD_LENGTH] +
+                       n[BAD6_ETH_MCAST] + other_local;
+    sim_expect(s, "local6 drops (all reasons)", sim6_local6_drops(l6), dropped);
+    sim_expect(s, "local6 ns_answered (host A's solicitation)", l6->ns_answered, 1);
+    sim_expect(s, "local6 na_learned (host B's advertisement)", l6->na_learned, 1);
+    uint64_t passed = s->nframes + 2 + n[BAD6_HOP_LIMIT1] + n[BAD6_SRC_LINK_LOCAL] +
+                      n[BAD6_EXT_CHAIN] + n[BAD6_NO_ROUTE] + n[BAD6_UNRESOLVED] +
+                      sim_other_port6_to_fwd(s);
+    sim_expect(s, "local6 ip6_passed (stream, 2 probes, the router's kinds)", l6->ip6_passed,
+               passed);
+    sim_expect(s, "local6 outcomes (all)", t->local6, 2 + passed + dropped);
+    sim_expect(s, "IPv4 local outcomes", t->local, 0);
+}
+
+/* sim_check_routed6_kinds: router6: what the local stack passed on, judged by route6's checks
+ * and fwd, each kind under its own counter; the ICMPv6 errors that hop limit 1 and no route
+ * earn all reach host A, or the limiter refused them. */
+static void sim_check_routed6_kinds(struct sim *s, const struct sim_totals *t)
+{
+    const unsigned *n = s->bad_count;
+    const struct route6_drop_stats *r6 = &t->route6;
+    unsigned other_fwd = sim_other_port6_to_fwd(s);
+    sim_expect(s, "route6 hop_limit_expired", r6->hop_limit_expired, n[BAD6_HOP_LIMIT1]);
+    sim_expect(s, "route6 ip6_src_link_local", r6->ip6_src_link_local, n[BAD6_SRC_LINK_LOCAL]);
+    sim_expect(s, "route6 ip6_ext_too_long", r6->ip6_ext_too_long, n[BAD6_EXT_CHAIN]);
+    sim_expect(s, "route6 frame drops (all reasons)", t->route6_drops,
+               n[BAD6_HOP_LIMIT1] + n[BAD6_SRC_LINK_LOCAL] + n[BAD6_EXT_CHAIN]);
+    sim_expect(s, "route6 ICMPv6 errors not built", t->route6_suppressed, 0);
+    sim_expect(s, "IPv4 route frame drops", t->route_drops, 0);
+    sim_expect(s, "fwd no_route", t->no_route, n[BAD6_NO_ROUTE]);
+    sim_expect(s, "fwd dst_other_port_address", t->other_port, other_fwd);
+    sim_expect(s, "fwd nd_unresolved (the setup probe + unresolved)", t->nd_unresolved,
+               1 + n[BAD6_UNRESOLVED]);
+    sim_expect(s, "fwd drops (all reasons)", t->fwd_drops,
+               n[BAD6_NO_ROUTE] + other_fwd + n[BAD6_UNRESOLVED] + 1);
+    if (n[BAD6_UNRESOLVED] != 0 && s->p1_ns_nobody == 0) {
+        sim_fail(s, "no solicitation for 2001:db8:19::77, though %u frames were sent there",
+                 n[BAD6_UNRESOLVED]);
+    }
+    sim_expect(s, "ICMPv6 errors sent + rate limited", t->icmp_sent + t->icmp_limited,
+               n[BAD6_HOP_LIMIT1] + n[BAD6_NO_ROUTE]);
+    sim_expect(s, "ICMPv6 errors host A received", s->p0_time_exceeded + s->p0_unreachable,
+               t->icmp_sent);
 }
 
 /* sim_check_malformed: each kind ended under its own counter (router) or went through (wire). */
@@ -91,6 +181,11 @@ void sim_check_malformed(struct sim *s, const struct sim_totals *t)
                                  s->pass[i].bytes, s->pass[i].len);
             }
         }
+        return;
+    }
+    if (SIM_IPV6_STREAM) {
+        sim_check_local6_kinds(s, t);
+        sim_check_routed6_kinds(s, t);
         return;
     }
     sim_expect(s, "route ip_bad_checksum", t->route.ip_bad_checksum, n[BAD_IP_CSUM]);
@@ -134,13 +229,15 @@ void sim_check_malformed(struct sim *s, const struct sim_totals *t)
                n[BAD_TTL1] + n[BAD_NO_ROUTE]);
     sim_expect(s, "ICMP errors host A received", s->p0_time_exceeded + s->p0_unreachable,
                t->icmp_sent);
+    sim_expect(s, "route6 frame drops", t->route6_drops, 0);
 }
 
 /* sim_check_books: conservation from the wire in to the wire out. */
 void sim_check_books(struct sim *s, const struct sim_totals *t)
 {
-    uint64_t setup_frames = CONFIG_MODE_ROUTER ? 4 : 0; /* A's ARP, 2 probes, B's ARP reply */
-    uint64_t probes = CONFIG_MODE_ROUTER ? 1 : 0;       /* the probe forwarded after ARP */
+    /* A's request, 2 probes, B's answer: ARP, or neighbour discovery (SIM_IPV6) */
+    uint64_t setup_frames = CONFIG_MODE_ROUTER ? 4 : 0;
+    uint64_t probes = CONFIG_MODE_ROUTER ? 1 : 0; /* the probe forwarded once B was known */
 
     sim_expect(s, "frames put on the wires", t->wire_rx, s->injected + s->bad_sent + setup_frames);
     sim_expect(s, "fake NIC missed frames", t->missed, 0);
@@ -154,8 +251,8 @@ void sim_check_books(struct sim *s, const struct sim_totals *t)
                t->forwarded[0]);
     sim_expect(s, "egress port0 forwarded TX completions = forwarded", t->tx_forwarded[0],
                t->forwarded[1]);
-    sim_expect(s, "egress port1 TX completions = forwarded + ARP requests", t->tx_done[1],
-               t->forwarded[0] + t->arp_requests_sent);
+    sim_expect(s, "egress port1 TX completions = forwarded + ARP requests + solicitations",
+               t->tx_done[1], t->forwarded[0] + t->arp_requests_sent + t->ns_sent);
     sim_expect(s, "egress port0 TX completions = replies + ICMP errors", t->tx_done[0],
                t->forwarded[1] + t->replies + t->icmp_sent);
     for (unsigned p = 0; p < SIM_PORTS; p++) {
@@ -169,7 +266,12 @@ void sim_check_books(struct sim *s, const struct sim_totals *t)
     sim_expect(s, "fwd alloc_fail", t->alloc_fail, 0);
     sim_expect(s, "ARP requests sent by the router = seen on port1", t->arp_requests_sent,
                s->p1_arp_requests + s->p1_arp_nobody);
-    sim_expect(s, "ARP requests for host B", s->p1_arp_requests, probes);
+    sim_expect(s, "ARP requests for host B", s->p1_arp_requests, SIM_IPV6_STREAM ? 0 : probes);
+    sim_expect(s, "solicitations sent by the router = seen on port1", t->ns_sent,
+               s->p1_ns_requests + s->p1_ns_nobody);
+    sim_expect(s, "solicitations for host B", s->p1_ns_requests, SIM_IPV6_STREAM ? probes : 0);
+    sim_expect(s, "IPv6 frames on a port without an IPv6 address", t->no_address6, 0);
+    sim_expect(s, "neighbours learned off core 0", t->nd_not_writer_core, 0);
 }
 
 /* sim_check_stream_totals: every flow complete, nothing else on port1 or back on port0. */
@@ -187,7 +289,7 @@ void sim_check_stream_totals(struct sim *s)
     sim_expect(s, "stream frames duplicated", s->duplicates, 0);
     sim_expect(s, "stream frames with a bad length", s->bad_len, 0);
     sim_expect(s, "stream frames with wrong MACs", s->bad_mac, 0);
-    sim_expect(s, "stream frames with a wrong TTL", s->bad_ttl, 0);
+    sim_expect(s, "stream frames with a wrong " SIM_TTL_NAME, s->bad_ttl, 0);
     sim_expect(s, "stream frames with a bad IP checksum", s->bad_csum, 0);
     sim_expect(s, "stream frames with changed content", s->bad_payload, 0);
     sim_expect(s, "unexpected frames on port1", s->p1_unexpected, 0);

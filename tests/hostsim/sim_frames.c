@@ -3,7 +3,8 @@
  * behind port0) sends the stream, the malformed frames and the setup's ARP; host B (198.19.0.2,
  * behind port1) is the router's next hop: it answers the router's ARP requests and checks every
  * frame the appliance sends it. Frames are built and checked here without the firmware's
- * net/ code, so a bug there cannot hide itself.
+ * net/ code, so a bug there cannot hide itself. The same hosts speaking IPv6 are
+ * sim_frames6.c's; the failure reports, the stream's shape and its books are shared.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -135,14 +136,18 @@ void sim_build(uint8_t *f, unsigned flow, uint32_t seq, uint16_t magic)
     sim_st16(udp, (uint16_t)(1024 + flow));
     sim_st16(udp + 2, 5001);
     sim_st16(udp + 4, SIM_FRAME_BYTES - SIM_UDP_OFF);
-    uint8_t *pay = f + SIM_PAY_OFF;
+    sim_fill_payload(f + SIM_PAY_OFF, flow, seq, magic);
+    sim_ip_udp_csums(f);
+}
+
+void sim_fill_payload(uint8_t *pay, unsigned flow, uint32_t seq, uint16_t magic)
+{
     sim_st16(pay, magic);
     sim_st16(pay + 2, (uint16_t)flow);
     sim_st32(pay + 4, seq);
     for (unsigned k = 8; k < SIM_PAY_BYTES; k++) {
         pay[k] = (uint8_t)(seq * 31 + flow * 7 + k * 13);
     }
-    sim_ip_udp_csums(f);
 }
 
 /* sim_build_routed: what the router must make of sim_build(flow, seq): towards B's MAC from
@@ -219,18 +224,26 @@ uint16_t sim_build_bad(uint8_t *f, enum sim_bad k, unsigned idx, uint32_t *err_b
     case BAD_SHORT_IPV4:
         sim_st32(f + 14, idx); /* unique, for wire mode's pass-through match */
         return 20;
+    default: /* the ring-level kinds (and the IPv6 ones, which are sim6_build_bad's) */
+        return sim_spoil_for_ring(f, len, k, err_bits);
+    }
+    sim_ip_udp_csums(f);
+    return len;
+}
+
+uint16_t sim_spoil_for_ring(uint8_t *f, uint16_t len, enum sim_bad k, uint32_t *err_bits)
+{
+    *err_bits = 0;
+    switch (k) {
     case BAD_RX_ERROR:
         *err_bits = IDESC_RX_ERR_82576_RXE;
         return len;
     case BAD_OVERSIZE:
-        memset(f + len, 0xee, 3000 - len);
+        memset(f + len, 0xee, 3000u - len);
         return 3000;
-    case BAD_ZERO_LEN:
-    case BAD_KINDS:
+    default: /* BAD_ZERO_LEN */
         return 0;
     }
-    sim_ip_udp_csums(f);
-    return len;
 }
 
 /* --- what the hosts receive ---------------------------------------------------------------- */
@@ -272,6 +285,12 @@ static void sim_check_stream(struct sim *s, const uint8_t *f, uint16_t len)
             sim_report_frame(s, ++s->bad_payload, "frame content changed", f, len);
         }
     }
+    sim_stream_arrival(s, flow, seq, f, len);
+}
+
+void sim_stream_arrival(struct sim *s, unsigned flow, uint32_t seq, const uint8_t *f,
+                        uint16_t len)
+{
     s->arrived++;
     uint64_t i = (uint64_t)(seq / SIM_RUN) * (SIM_FLOWS * SIM_RUN) + flow * SIM_RUN + seq % SIM_RUN;
     if (i >= s->nframes) {
