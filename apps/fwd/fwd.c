@@ -511,6 +511,86 @@ fwd_router_fast_untagged(unsigned core, struct pkb *b, struct fwd_burst_hop *mem
     return fwd_router_fast(core, b, false, memo);
 }
 
+/*
+ * The IPv6 fast path, on the same terms as IPv4's: a frame route6_fast_check passes (global or
+ * unique-local addresses, no extension header, hop limit above 1), not from one of our
+ * addresses, bound for a FIB6 entry that forwards out of a usable port to a next hop whose MAC
+ * is known, within the egress MTU, is forwarded here; anything else goes to the full path
+ * (net/local6 first) unchanged. Local6 never sees these frames: its ip6_passed counts only the
+ * full path's. IPv6 interfaces are ports, never VLANs (net/iface), so no tag is involved.
+ */
+struct fwd_burst_hop6 {
+    int nh;               /* the FIB6 result it was resolved for; -1: nothing remembered */
+    uint8_t next[16];     /* the next hop's address */
+    struct nic_port *out; /* its egress port */
+    uint16_t mtu;         /* its interface's MTU */
+    uint8_t eth[12];      /* destination then source MAC, as a frame's first 12 bytes */
+};
+
+/* fwd_fast6_src_ours: src is one of our global addresses (a loop or a spoof: the full path
+ * drops it as ip6_src_is_ours). Link-local ones never pass route6_fast_check. */
+static inline bool fwd_fast6_src_ours(const struct net_iface6 *ifc, const uint8_t *src)
+{
+    if (ifc->has_global && inet6_eq(src, ifc->global)) {
+        return true;
+    }
+    for (unsigned i = 0; i < ifc->n_also_ours; i++) {
+        if (inet6_eq(src, ifc->also_ours[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* fwd_fast6_resolve: remember next hop `next` of FIB6 entry nh (a FORWARD one) if the fast
+ * path can send to it now: its port's link is up, this core's queue on it usable, its MAC
+ * known. */
+static bool fwd_fast6_resolve(unsigned core, int nh, const uint8_t *next,
+                              struct fwd_burst_hop6 *memo)
+{
+    const struct nexthop6 *hop = &nexthop6_table[nh];
+    struct nic_port *out = hop->port;
+    memo->nh = -1;
+    if (hop->ifc->vid != 0 || !out->link_up || !nic_queue_usable(out, core) ||
+        !neigh_lookup_use_key(&nexthop6_neighbours, nexthop6_key(out->index, next), memo->eth)) {
+        return false;
+    }
+    __builtin_memcpy(memo->eth + 6, out->mac, 6);
+    __builtin_memcpy(memo->next, next, 16);
+    memo->nh = nh;
+    memo->out = out;
+    memo->mtu = hop->ifc->mtu;
+    return true;
+}
+
+/* fwd_router_fast6: forward b if the IPv6 fast path can (hop limit and Ethernet addresses
+ * rewritten) and return its egress port; NULL, b untouched, for the full path to decide. */
+static __attribute__((noinline)) struct nic_port *
+fwd_router_fast6(unsigned core, struct pkb *b, const struct net_iface6 *ifc,
+                 struct fwd_burst_hop6 *memo)
+{
+    const uint8_t *dst = route6_fast_check(b->data, b->len);
+    uint8_t *ip6 = b->data + INET_ETH_HDR_BYTES;
+    if (dst == NULL || fwd_fast6_src_ours(ifc, ((const struct inet_ipv6_hdr *)ip6)->src)) {
+        return NULL;
+    }
+    int nh = nexthop6_lookup(dst);
+    if (nh < 0 || nexthop6_table[nh].kind != NEXTHOP_FORWARD) {
+        return NULL;
+    }
+    const uint8_t *next = nexthop6_next(&nexthop6_table[nh], dst);
+    if ((nh != memo->nh || !inet6_eq(next, memo->next)) &&
+        !fwd_fast6_resolve(core, nh, next, memo)) {
+        return NULL;
+    }
+    if (INET_IPV6_HDR_BYTES + inet_load_be16(ip6 + 4) > memo->mtu) {
+        return NULL; /* packet too big: the full path answers it */
+    }
+    route6_hop_limit_decrement(ip6);
+    __builtin_memcpy(b->data, memo->eth, sizeof(memo->eth));
+    return memo->out;
+}
+
 /* fwd_fast_run_send: a run of fast-path frames to their egress ring. */
 static inline void fwd_fast_run_send(unsigned core, struct nic_port *out, struct pkb **run,
                                      unsigned n)
@@ -527,8 +607,10 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
 {
     const struct net_port *port_ifc = net_port(in->index);
     const bool port_addressed = port_ifc->has_address;
+    const bool port_addressed6 = port_ifc->has_address6;
     struct nic_rx_ipv4_verdict v = nic_rx_ipv4_verdict_of(in, core);
     struct fwd_burst_hop memo = { .nh = -1 };
+    struct fwd_burst_hop6 memo6 = { .nh = -1 };
     struct nic_port *run_out = NULL;
     unsigned run = 0, w = 0; /* the current run is rx[run..w); w <= k: fast frames move down */
     for (unsigned k = 0; k < n; k++) {
@@ -541,6 +623,10 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
          * only a frame that did not is looked at for a tag */
         struct nic_port *out =
             port_addressed ? fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), &memo) : NULL;
+        if (out == NULL && port_addressed6 && b->len >= INET_ETH_HDR_BYTES &&
+            inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV6) {
+            out = fwd_router_fast6(core, b, &port_ifc->ifc6, &memo6);
+        }
         if (out == NULL && net_vlan_is_tagged(b->data, b->len)) {
             if ((np = fwd_vlan_ingress(in, core, b)) == NULL) {
                 continue; /* counted and freed: nothing to keep in order */

@@ -12,8 +12,8 @@
  *                                      METHOD = single | empty (harness only)
  *
  * The tables. dfz1k and dfz100k: exactly 1,000 and 100,000 routes shaped like the IPv6
- * default-free zone (no default route): allocations of /19../36 (mostly /32 and /29; one route
- * in five is an allocation) under 53 of the /16s the RIRs hand out, most also announced as
+ * default-free zone (no default route): allocations of /19../36 (mostly /32 and /29; one per
+ * five routes) under 53 of the /16s the RIRs hand out, four in five also announced as
  * themselves, and more-specifics inside them in the DFZ's proportions: about half /48, then
  * /32, /44, /40, /29, /46, /47, some /56../64 and a few /128; in tables for 1,024 and 131,072
  * routes (2 Ki and 256 Ki slots), above the firmware's 256 (what the design costs as the table
@@ -40,7 +40,7 @@
 #define BENCH_LOOKUPS (1u << 21)  /* per timed case */
 #define BENCH_CHUNK 1024u         /* results buffer: stays in L1 */
 #define BENCH_RUNS 3              /* best of */
-#define DFZ_ALLOC_SHARE 5u        /* 1 route in 5 an allocation (/19../36), the rest inside */
+#define DFZ_ALLOC_SHARE 5u        /* dfz*: an allocation (/19../36) per 5 routes */
 #define EDGE_MAX_ROUTES 256u      /* edge's: the firmware's (net/nexthop6.c), 12 KiB of slots */
 
 struct route {
