@@ -98,3 +98,15 @@ void inet_ipv4_header(uint8_t *ip, uint8_t tos, uint16_t total_len, uint8_t prot
     inet_store_be32(h->dst, dst);
     inet_store_be16(h->csum, inet_checksum(ip, INET_IPV4_HDR_BYTES));
 }
+
+uint64_t net_counters_sum(const void *stats, const struct net_counter_desc *descs, size_t n)
+{
+    const uint8_t *base = stats;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        __builtin_memcpy(&v, base + descs[i].offset, sizeof(v));
+        sum += v;
+    }
+    return sum;
+}

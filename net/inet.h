@@ -284,4 +284,16 @@ void inet_ipv4_header(uint8_t *ip, uint8_t tos, uint16_t total_len, uint8_t prot
 #define INET_IPV4_STR_BYTES 16
 char *inet_ipv4_str(char buf[INET_IPV4_STR_BYTES], uint32_t ip);
 
+/* A counter's name, meaning and place (the offset of its uint64_t within its stats struct), for
+ * the console (`stats`, `stats json`, `stats doc`): the drop tables of net/local, local6, route
+ * and route6 are arrays of these. */
+struct net_counter_desc {
+    const char *name;
+    const char *why;
+    size_t offset;
+};
+
+/* net_counters_sum: the sum of the n counters that descs places in stats. */
+uint64_t net_counters_sum(const void *stats, const struct net_counter_desc *descs, size_t n);
+
 #endif

@@ -437,13 +437,7 @@ _Static_assert(sizeof(net_drop_counters) / sizeof(net_drop_counters[0]) * sizeof
 
 uint64_t net_local_total(const struct net_local_stats *st)
 {
-    uint64_t n = st->arp_requests_answered + st->icmp_echo_answered + st->arp_replies_learned +
-                 st->arp_gratuitous_learned + st->ip_passed + st->ip_to_sink;
-    const uint8_t *base = (const uint8_t *)&st->drop;
-    for (size_t i = 0; i < net_drop_counter_count; i++) {
-        uint64_t v;
-        memcpy(&v, base + net_drop_counters[i].offset, sizeof(v));
-        n += v;
-    }
-    return n;
+    return st->arp_requests_answered + st->icmp_echo_answered + st->arp_replies_learned +
+           st->arp_gratuitous_learned + st->ip_passed + st->ip_to_sink +
+           net_counters_sum(&st->drop, net_drop_counters, net_drop_counter_count);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/inet.h" /* struct net_counter_desc */
 #include "net/neigh.h"
 
 #define NET_IFACE_MAX_ALSO_OURS 11 /* the other interfaces' addresses (NET_MAX_IFACES - 1) */
@@ -85,14 +86,7 @@ struct net_local_stats {
     struct net_drop_stats drop;      /* NET_DROP, by reason */
 };
 
-/* A counter's name, meaning and place, for the console (`stats`, `stats json`). */
-struct net_counter_desc {
-    const char *name;
-    const char *why;
-    size_t offset; /* of its uint64_t within struct net_drop_stats */
-};
-
-extern const struct net_counter_desc net_drop_counters[];
+extern const struct net_counter_desc net_drop_counters[]; /* offsets in net_drop_stats */
 extern const size_t net_drop_counter_count;
 
 enum net_verdict {

@@ -523,7 +523,7 @@ bool route_ratelimit_allow(struct route_ratelimit *rl, uint64_t now_ns)
 
 /* --- counters -------------------------------------------------------------------------------- */
 
-const struct route_counter_desc route_drop_counters[] = {
+const struct net_counter_desc route_drop_counters[] = {
 #define ROUTE_DROP_DESC(name, why) { #name, why, offsetof(struct route_drop_stats, name) },
     ROUTE_DROP_REASONS(ROUTE_DROP_DESC)
 #undef ROUTE_DROP_DESC
@@ -544,12 +544,5 @@ _Static_assert(0 ROUTE_FRAME_DROPS(ROUTE_COUNT_ONE) + 0 ROUTE_ICMP_SUPPRESSIONS(
 
 uint64_t route_frame_drops_total(const struct route_drop_stats *st)
 {
-    const uint8_t *base = (const uint8_t *)st;
-    uint64_t n = 0;
-    for (size_t i = 0; i < route_frame_drop_counter_count; i++) {
-        uint64_t v;
-        memcpy(&v, base + route_drop_counters[i].offset, sizeof(v));
-        n += v;
-    }
-    return n;
+    return net_counters_sum(st, route_drop_counters, route_frame_drop_counter_count);
 }

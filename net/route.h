@@ -87,16 +87,9 @@ struct route_drop_stats {
 #undef ROUTE_DROP_FIELD
 };
 
-/* A counter's name, meaning and place, for the console. Same shape as net_counter_desc. */
-struct route_counter_desc {
-    const char *name;
-    const char *why;
-    size_t offset; /* of its uint64_t within struct route_drop_stats */
-};
-
 /* Every counter of struct route_drop_stats, frame drops first: entries [0,
  * route_frame_drop_counter_count) are ROUTE_FRAME_DROPS, the rest ROUTE_ICMP_SUPPRESSIONS. */
-extern const struct route_counter_desc route_drop_counters[];
+extern const struct net_counter_desc route_drop_counters[];
 extern const size_t route_drop_counter_count;
 extern const size_t route_frame_drop_counter_count;
 

@@ -385,7 +385,7 @@ uint16_t route6_icmp_error(uint8_t *out, uint16_t out_bytes, const uint8_t *in_f
 
 /* --- counters -------------------------------------------------------------------------------- */
 
-const struct route_counter_desc route6_drop_counters[] = {
+const struct net_counter_desc route6_drop_counters[] = {
 #define ROUTE6_DROP_DESC(name, why) { #name, why, offsetof(struct route6_drop_stats, name) },
     ROUTE6_DROP_REASONS(ROUTE6_DROP_DESC)
 #undef ROUTE6_DROP_DESC
@@ -408,12 +408,5 @@ _Static_assert(0 ROUTE6_FRAME_DROPS(ROUTE6_COUNT_ONE) +
 
 uint64_t route6_frame_drops_total(const struct route6_drop_stats *st)
 {
-    const uint8_t *base = (const uint8_t *)st;
-    uint64_t n = 0;
-    for (size_t i = 0; i < route6_frame_drop_counter_count; i++) {
-        uint64_t v;
-        __builtin_memcpy(&v, base + route6_drop_counters[i].offset, sizeof(v));
-        n += v;
-    }
-    return n;
+    return net_counters_sum(st, route6_drop_counters, route6_frame_drop_counter_count);
 }

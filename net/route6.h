@@ -17,7 +17,7 @@
 
 #include "net/inet.h"
 #include "net/inet6.h"
-#include "net/route.h" /* struct route_counter_desc, route_ratelimit, route_eth_rewrite */
+#include "net/route.h" /* route_ratelimit, route_eth_rewrite */
 
 /* RFC 4443 2.4(c): an error carries as much of the offending packet as keeps the whole IPv6
  * packet within the minimum MTU. */
@@ -90,7 +90,7 @@ struct route6_drop_stats {
 /* Every counter of struct route6_drop_stats (offsets into it), frame drops first: entries [0,
  * route6_frame_drop_counter_count) are ROUTE6_FRAME_DROPS, the rest ROUTE6_ICMP_SUPPRESSIONS.
  * Same descriptor type as IPv4's, so the console walks both with one loop. */
-extern const struct route_counter_desc route6_drop_counters[];
+extern const struct net_counter_desc route6_drop_counters[];
 extern const size_t route6_drop_counter_count;
 extern const size_t route6_frame_drop_counter_count;
 
