@@ -39,8 +39,9 @@ KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-common -mno-red-zone -m
 KASFLAGS := -I. -Ikernel -I$(GEN) -MMD -MP
 KLDFLAGS := --no-warn-rwx-segments -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
 
-# IPv6: addresses and wire formats, the FIB, the router checks, ND and echo, next hops.
-NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c
+# IPv6: addresses and wire formats, the FIB, the router checks, ND and echo, next hops, our
+# addresses' duplicate detection, router advertisements.
+NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c
 # The firmware's sources, listed explicitly (boot order lives in kernel/main.c).
 KERNEL_SRCS := \
 	boot/multiboot.S boot/entry.S boot/trampoline.S \
@@ -230,12 +231,17 @@ test_iperf3_proto_CFLAGS := -I$(CJSON_DIR)
 test_netperf_proto_SRCS := apps/sink/netperf_proto.c
 UNIT_TESTS += test_gro
 test_gro_SRCS := net/gro.c
-# IPv6: addresses and headers, the LPM table, forwarding checks and errors, the local answers.
-UNIT_TESTS += test_inet6 test_fib6 test_route6 test_net_local6
+# IPv6: addresses and headers, the LPM table, forwarding checks and errors, the local answers,
+# router advertisements (the message, the timing, and the sender against stubs of its floor).
+UNIT_TESTS += test_inet6 test_fib6 test_route6 test_net_local6 test_ra6
 test_inet6_SRCS := net/inet6.c net/inet.c
 test_fib6_SRCS := net/fib6.c
 test_route6_SRCS := net/route6.c net/route.c net/inet6.c net/inet.c
 test_net_local6_SRCS := net/local6.c net/inet6.c net/inet.c net/neigh.c
+test_ra6_SRCS := net/ra6.c net/inet6.c net/inet.c kernel/pkb.c
+# the NIC layer's header wants a config (its largest MTU): default.conf's, as tests/hostsim's
+test_ra6_CFLAGS := -iquote build/hostsim/router/gen
+build/unit/test_ra6: build/hostsim/router/gen/config.h
 IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 	tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c tests/model/ixgbe_model_tx.c \
 	tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c
@@ -361,7 +367,7 @@ hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire build/hostsim/f
 
 # System tests boot the default image and its variants: test (adds the `fault` and `pool`
 # commands), busy (busy polling), wire (wire mode), reboot (test, with panic = reboot),
-# slots (ports pinned to PCI functions) and jumbo (MTU 9000), on
+# slots (ports pinned to PCI functions), jumbo (MTU 9000) and ra (router advertisements), on
 # igb and (tests marked BOTH_NICS, and the Linux referee) on the emulated 82599.
 test-system:
 	@[ "$$(id -u)" = 0 ] || { echo "test-system: the QEMU tests make taps and network namespaces and need root: run it as root or with sudo (make unit hostsim test-model need none)"; exit 1; }
@@ -373,6 +379,7 @@ test-system:
 	$(MAKE) --no-print-directory BUILD=build/reboot CONFIG=config/reboot.conf build/reboot/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/slots CONFIG=config/slots.conf build/slots/wirespeed.elf
 	$(MAKE) --no-print-directory BUILD=build/jumbo CONFIG=config/jumbo.conf build/jumbo/wirespeed.elf
+	$(MAKE) --no-print-directory BUILD=build/ra CONFIG=config/ra.conf build/ra/wirespeed.elf
 	$(PYTHON) -m pytest -q -rs tests/system
 
 test: check-readme check-layers unit hostsim test-model fuzz-smoke test-system
@@ -420,7 +427,7 @@ bench: all build/bench/udpgen build/bench/handoff_bench
 	tests/bench/send_bench.sh
 
 clean:
-	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/slots build/jumbo build/unit build/host build/hostsim build/bench build/fuzz
+	rm -rf $(BUILD) build/test build/busy build/wire build/reboot build/slots build/jumbo build/ra build/unit build/host build/hostsim build/bench build/fuzz
 
 distclean:
 	rm -rf build

@@ -73,6 +73,24 @@
     }
 
 /*
+ * One port's router advertisement switch: portN.advertise6 -> CONFIG_PORTN_ADVERTISE6. Read by
+ * net/iface (struct net_iface6.advertise) for net/ra6. Off by default: hosts take their default
+ * route from any advertisement they hear, so an appliance put into a network must not capture
+ * its hosts unasked. A yes needs the port's address6 and router mode (conf_check_advertise6).
+ */
+#define CONF_PORT_ADVERTISE6_KEY(n)                                                                \
+    {                                                                                              \
+        .name = "port" #n ".advertise6",                                                           \
+        .type = CONF_BOOL,                                                                         \
+        .def = "no",                                                                               \
+        .macro = "CONFIG_PORT" #n "_ADVERTISE6",                                                   \
+        .doc = "Router mode, port " #n " with an address6: yes sends IPv6 router advertisements "  \
+               "there (RFC 4861 section 6: this router as default, the port's MTU and its "        \
+               "address6 prefix, autonomous when /64) and answers router solicitations, so hosts " \
+               "configure themselves; no sends none.",                                             \
+    }
+
+/*
  * One port's PCI function key: portN.pci -> CONFIG_PORTN_SLOT_HAS_PCI and CONFIG_PORTN_SLOT_PCI
  * (and CONFIG_PORT_PCI, all four together). Read by
  * the NIC layer (nic_probe_all), which numbers the ports.
@@ -183,6 +201,10 @@ const struct conf_key conf_keys[] = {
     CONF_PORT_MTU_KEY(1),
     CONF_PORT_MTU_KEY(2),
     CONF_PORT_MTU_KEY(3),
+    CONF_PORT_ADVERTISE6_KEY(0),
+    CONF_PORT_ADVERTISE6_KEY(1),
+    CONF_PORT_ADVERTISE6_KEY(2),
+    CONF_PORT_ADVERTISE6_KEY(3),
     {
         .name = "mode",
         .type = CONF_ENUM,

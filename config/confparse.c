@@ -1,7 +1,7 @@
 /* config/confparse.c: reading a configuration file: lines, keys, duplicates, defaults and the
  * checks between keys (port subnets and IPv6 prefixes, routes and route6 against them, wire
- * mode's next-hop MACs). Single values are checked in confvalue.c. Host code: runs at build
- * time inside genconfig and tests. */
+ * mode's next-hop MACs, advertise6's address6). Single values are checked in confvalue.c.
+ * Host code: runs at build time inside genconfig and tests. */
 #include "confpriv.h"
 
 #include <limits.h>
@@ -651,6 +651,37 @@ static void conf_check_wire(struct conf_parser *p)
         }
     }
 }
+/*
+ * conf_check_advertise6: portN.advertise6 = yes advertises portN.address6's prefix with this
+ * router as the link's default (RFC 4861 6.2.3), so it needs that address and router mode,
+ * which may come later in the file: checked at its end, reported on the advertise6 line. An
+ * address6 with an error of its own gets no second one here.
+ */
+static void conf_check_advertise6(struct conf_parser *p)
+{
+    const struct conf_value *mode = conf_get(p->out, "mode");
+    bool wire = mode != NULL && mode->present && strcmp(mode->text, "wire") == 0;
+
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32], addr_key[32];
+
+        snprintf(key, sizeof(key), "port%u.advertise6", n);
+        snprintf(addr_key, sizeof(addr_key), "port%u.address6", n);
+        const struct conf_value *adv = conf_get(p->out, key);
+        const struct conf_value *addr = conf_get(p->out, addr_key);
+        if (adv == NULL || addr == NULL || !adv->present || adv->num == 0) {
+            continue; /* off, or a bad value already reported */
+        }
+        if (wire) {
+            conf_error_add(p, adv->line, "%s: wire mode (mode, line %u) sends no router "
+                           "advertisements: set mode = router or %s = no", key, mode->line, key);
+        } else if (addr->line == 0) {
+            conf_error_add(p, adv->line, "%s: port%u has no address6 to advertise: set %s or "
+                           "%s = no", key, n, addr_key, key);
+        }
+    }
+}
+
 /* Handle one "key = value" line with key and value already trimmed. */
 static void conf_set(struct conf_parser *p, unsigned line, const char *key, const char *value)
 {
@@ -883,6 +914,7 @@ int conf_parse(const char *file_name, const char *text, size_t len, struct conf_
     conf_check_routes6(&p);
     conf_check_neighs(&p);
     conf_check_wire(&p);
+    conf_check_advertise6(&p);
     return errs->count + errs->dropped == 0 ? 0 : WS_ERR_INVAL;
 }
 

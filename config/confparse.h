@@ -194,8 +194,9 @@ struct conf_errors {
  *   missing keys) last. Checks between two lines (overlapping port subnets or IPv6 prefixes,
  *   duplicate routes) are reported on the later line. Checks that need the whole file are made
  *   at its end: each route's and route6's gateway, port and destination against the port
- *   addresses (reported on the route's line), and the next-hop MACs that wire mode with MAC
- *   rewriting needs (missing: line 0).
+ *   addresses (reported on the route's line), the next-hop MACs that wire mode with MAC
+ *   rewriting needs (missing: line 0), and the address6 and router mode that each
+ *   portN.advertise6 = yes needs (reported on its line).
  * Returns 0 if the file is valid, WS_ERR_INVAL (kernel/err.h) if errs holds at least one error.
  * Pure: no I/O, no allocation, no global state.
  */

@@ -77,7 +77,8 @@ static void net_iface_say(const struct net_port *np)
 }
 
 /* net_iface_port6: port np's IPv6 interface, if the config gives it an address: that global
- * address and the link-local one its MAC makes (RFC 4291 appendix A). */
+ * address, the link-local one its MAC makes (RFC 4291 appendix A), and whether it sends router
+ * advertisements (net/ra6). */
 static void net_iface_port6(struct net_port *np, unsigned i)
 {
     static const struct {
@@ -85,6 +86,10 @@ static void net_iface_port6(struct net_port *np, unsigned i)
         uint8_t addr[16];
         int prefix;
     } addrs6[] = CONFIG_PORT_ADDRESSES6;
+    static const bool advertise6[] = { CONFIG_PORT0_ADVERTISE6, CONFIG_PORT1_ADVERTISE6,
+                                       CONFIG_PORT2_ADVERTISE6, CONFIG_PORT3_ADVERTISE6 };
+    _Static_assert(sizeof(advertise6) / sizeof(advertise6[0]) == WS_MAX_PORTS,
+                   "one advertise6 per port");
     char g[INET6_STR_BYTES], ll[INET6_STR_BYTES];
 
     np->has_address6 = i < sizeof(addrs6) / sizeof(addrs6[0]) && addrs6[i].has &&
@@ -99,6 +104,7 @@ static void net_iface_port6(struct net_port *np, unsigned i)
     ifc6->has_global = true;
     memcpy(ifc6->global, addrs6[i].addr, 16);
     ifc6->prefix_len = (uint8_t)addrs6[i].prefix;
+    ifc6->advertise = advertise6[i]; /* genconfig allows it only with an address6 */
     inet6_link_local_from_mac(ifc6->link_local, np->ifc.mac);
     kprintf("%s: address6 %s/%u, link-local %s\n", np->name, inet6_str(g, ifc6->global),
             ifc6->prefix_len, inet6_str(ll, ifc6->link_local));

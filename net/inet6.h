@@ -221,11 +221,25 @@ static inline bool inet6_icmp_is_error(uint8_t type)
 #define INET6_NA_FLAG_SOLICITED 0x40
 #define INET6_NA_FLAG_OVERRIDE 0x20
 
+/* Router solicitation and advertisement (RFC 4861 4.1, 4.2). A solicitation is the ICMPv6
+ * header and a reserved word; an advertisement adds Cur Hop Limit, the M and O flags (one byte)
+ * and Router Lifetime in that word, then Reachable Time and Retrans Timer. Options follow. */
+#define INET6_ND_RS_BYTES INET6_ICMP_HDR_BYTES      /* 8 */
+#define INET6_ND_RA_BYTES (INET6_ICMP_HDR_BYTES + 8) /* 16 */
+#define INET6_RA_FLAG_MANAGED 0x80 /* M: addresses from DHCPv6 */
+#define INET6_RA_FLAG_OTHER 0x40   /* O: other configuration from DHCPv6 */
+
 /* ND options (4.6): type, length in units of 8 bytes (0 is invalid), data. */
 #define INET6_ND_OPT_SOURCE_LLADDR 1
 #define INET6_ND_OPT_TARGET_LLADDR 2
 #define INET6_ND_OPT_PREFIX_INFO 3
 #define INET6_ND_OPT_MTU 5
 #define INET6_ND_OPT_LLADDR_BYTES 8 /* type, length 1, a 6-byte MAC */
+#define INET6_ND_OPT_MTU_BYTES 8    /* type, length 1, reserved 16 bits, the MTU (4.6.4) */
+/* Prefix information (4.6.2): type, length 4, prefix length, flags, valid and preferred
+ * lifetimes (seconds), a reserved word, the prefix. */
+#define INET6_ND_OPT_PREFIX_INFO_BYTES 32
+#define INET6_PI_FLAG_ON_LINK 0x80    /* L: the prefix is on this link */
+#define INET6_PI_FLAG_AUTONOMOUS 0x40 /* A: hosts may form addresses in it (RFC 4862 5.5.3) */
 
 #endif

@@ -2,7 +2,7 @@
  * net/local6.c: the appliance's own-address input path for IPv6: Ethernet classification
  * (RFC 2464), IPv6 header and extension-header checks (RFC 8200 sections 3, 4), neighbour
  * discovery (RFC 4861 sections 7.1, 7.2) and ICMPv6 echo (RFC 4443 section 4), answered in place
- * in the receive buffer.
+ * in the receive buffer; router solicitations (6.1.1) checked and reported for net/ra6.
  *
  * Every read of packet content is preceded by a check that the bytes exist; every rejection is
  * one named counter (net_drop6_stats) and the verdict NET_DROP.
@@ -181,16 +181,16 @@ static uint64_t *local6_nd_invalid(const struct local6_ctx *c, const uint8_t *ms
     return NULL;
 }
 
-/* Walk the options after the 24-byte message (4.6): each at least 8 bytes (length > 0) and
- * within the message, or the whole message is invalid (7.1.1, 7.1.2). *mac: the first option of
- * type want, which on Ethernet must be 8 bytes (RFC 2464 section 6) naming one station, else
- * NULL. Other options are skipped, as 4.6 tells receivers. Counter or NULL. */
+/* Walk the options after the message's first bytes (4.6): each at least 8 bytes (length > 0)
+ * and within the message, or the whole message is invalid (6.1.1, 7.1.1, 7.1.2). *mac: the first
+ * option of type want, which on Ethernet must be 8 bytes (RFC 2464 section 6) naming one
+ * station, else NULL. Other options are skipped, as 4.6 tells receivers. Counter or NULL. */
 static uint64_t *local6_nd_options(const struct local6_ctx *c, const uint8_t *msg, uint32_t mlen,
-                                   uint8_t want, const uint8_t **mac)
+                                   uint32_t first, uint8_t want, const uint8_t **mac)
 {
     bool bad_lladdr = false;
     *mac = NULL;
-    for (uint32_t i = INET6_ND_NS_NA_BYTES; i < mlen;) {
+    for (uint32_t i = first; i < mlen;) {
         if (mlen - i < 2 || msg[i + 1] == 0 || msg[i + 1] * 8u > mlen - i) {
             return &c->st->drop.nd_bad_option;
         }
@@ -238,7 +238,8 @@ static enum net_verdict local6_ns_input(struct local6_ctx *c, const uint8_t *msg
     const uint8_t *slla = NULL;
     uint64_t *bad = local6_nd_invalid(c, msg, mlen);
     if (bad == NULL) {
-        bad = local6_nd_options(c, msg, mlen, INET6_ND_OPT_SOURCE_LLADDR, &slla);
+        bad = local6_nd_options(c, msg, mlen, INET6_ND_NS_NA_BYTES, INET6_ND_OPT_SOURCE_LLADDR,
+                                &slla);
     }
     if (bad != NULL) {
         return local6_drop(bad);
@@ -302,7 +303,8 @@ static enum net_verdict local6_na_input(struct local6_ctx *c, const uint8_t *msg
     const uint8_t *tlla = NULL;
     uint64_t *bad = local6_nd_invalid(c, msg, mlen);
     if (bad == NULL) {
-        bad = local6_nd_options(c, msg, mlen, INET6_ND_OPT_TARGET_LLADDR, &tlla);
+        bad = local6_nd_options(c, msg, mlen, INET6_ND_NS_NA_BYTES, INET6_ND_OPT_TARGET_LLADDR,
+                                &tlla);
     }
     if (bad != NULL) {
         return local6_drop(bad);
@@ -327,6 +329,49 @@ static enum net_verdict local6_na_input(struct local6_ctx *c, const uint8_t *msg
     }
     local6_learn(c, target, tlla, true, flags);
     c->st->na_learned++;
+    return NET_CONSUMED;
+}
+
+/*
+ * A router solicitation (RFC 4861 6.1.1 validation). A router whose interface does not advertise
+ * has nothing to answer with (6.2.6 is an advertising interface's duty): dropped first. Else it
+ * is reported for net/ra6, which sends the multicast answer on its own schedule (6.2.6), and its
+ * sender's link-layer address, if it gave one from a specified source, for the cache as an NS's
+ * is (6.2.6: SHOULD, entry STALE). The message is 8 bytes (the ICMPv6 check saw them) and its
+ * reserved word is ignored (4.1).
+ */
+static enum net_verdict local6_rs_input(struct local6_ctx *c, const uint8_t *msg, uint32_t mlen)
+{
+    struct net_drop6_stats *d = &c->st->drop;
+    const struct inet_ipv6_hdr *h = local6_hdr(c);
+    if (!c->ifc->advertise) {
+        return local6_drop(&d->ra_rs_ignored);
+    }
+    if (h->hop_limit != INET_IPV6_ND_HOP_LIMIT) {
+        return local6_drop(&d->nd_bad_hop_limit);
+    }
+    if (msg[1] != 0) {
+        return local6_drop(&d->nd_bad_code);
+    }
+    const uint8_t *slla = NULL;
+    uint64_t *bad = local6_nd_options(c, msg, mlen, INET6_ND_RS_BYTES, INET6_ND_OPT_SOURCE_LLADDR,
+                                      &slla);
+    if (bad != NULL) {
+        return local6_drop(bad);
+    }
+    bool unspecified = inet6_is_unspecified(h->src);
+    if (unspecified && slla != NULL) {
+        return local6_drop(&d->rs_unspecified_slla);
+    }
+    if (!unspecified && local6_is_ours(c->ifc, h->src)) {
+        return local6_drop(&d->ip6_src_is_ours);
+    }
+    if (slla != NULL) {
+        local6_learn(c, h->src, slla, false, 0);
+        c->st->rs_learned++;
+    }
+    c->learn->router_solicited = true;
+    c->st->rs_reported++;
     return NET_CONSUMED;
 }
 
@@ -411,7 +456,8 @@ static enum net_verdict local6_icmp_input(struct local6_ctx *c, uint16_t off)
     case INET6_ICMP_MLDV2_REPORT:
         return local6_drop(&d->mld_ignored);
     case INET6_ICMP_ROUTER_SOLICIT:
-    case INET6_ICMP_ROUTER_ADVERT:
+        return local6_rs_input(c, msg, mlen);
+    case INET6_ICMP_ROUTER_ADVERT: /* 6.2.7's consistency checks are a MAY: not made */
         return local6_drop(&d->ra_rs_ignored);
     case INET6_ICMP_REDIRECT:
         return local6_drop(&d->redirect_ignored);
@@ -679,13 +725,7 @@ _Static_assert(sizeof(net_drop6_counters) / sizeof(net_drop6_counters[0]) * size
 
 uint64_t net_local6_total(const struct net_local6_stats *st)
 {
-    uint64_t n = st->ns_answered + st->echo6_answered + st->na_learned + st->ip6_passed +
-                 st->ip6_to_sink;
-    const uint8_t *base = (const uint8_t *)&st->drop;
-    for (size_t i = 0; i < net_drop6_counter_count; i++) {
-        uint64_t v;
-        memcpy(&v, base + net_drop6_counters[i].offset, sizeof(v));
-        n += v;
-    }
-    return n;
+    return st->ns_answered + st->echo6_answered + st->na_learned + st->rs_reported +
+           st->ip6_passed + st->ip6_to_sink +
+           net_counters_sum(&st->drop, net_drop6_counters, net_drop6_counter_count);
 }

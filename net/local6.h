@@ -3,10 +3,11 @@
  * discovery (RFC 4861) and ICMPv6 echo (RFC 4443) answered in place, everything else
  * classified. The IPv6 counterpart of net/local.h: valid unicast for other hosts is handed back
  * (NET_PASS) for the forwarder; every other frame ends in exactly one counter, so received =
- * answered + learned + passed + sunk + dropped (by reason).
+ * answered + learned + reported + passed + sunk + dropped (by reason).
  *
- * Nothing here touches a neighbour cache: what a solicitation or advertisement teaches is
- * reported in a struct net6_learn, for the caller to apply on the cache's writer core.
+ * Nothing here touches a neighbour cache or sends on its own: what a solicitation or
+ * advertisement teaches, and a router solicitation to be answered (RFC 4861 6.2.6, by net/ra6),
+ * is reported in a struct net6_learn, for the caller to act on in core 0.
  */
 #ifndef WS_NET_LOCAL6_H
 #define WS_NET_LOCAL6_H
@@ -30,6 +31,8 @@ struct net_iface6 {
     uint8_t prefix_len;     /* global's on-link prefix: for the forwarder; not used here */
     uint16_t port;          /* port index, for messages and counters */
     bool sink;              /* TCP and UDP to our unicast addresses go to the sink (NET_SINK) */
+    bool advertise;         /* an advertising interface (RFC 4861 6.2.2, config advertise6):
+                             * router solicitations are reported; off, they are ra_rs_ignored */
     /* The appliance's global addresses on its other interfaces, answered here for echo as
      * routers do (the weak host model, RFC 1122 3.3.4.2). Neighbour solicitations are answered
      * for link_local and global only: no proxy ND. */
@@ -75,15 +78,18 @@ struct net_iface6 {
     X(echo_multicast, "echo request to a multicast group: not answered")                      \
     X(echo_reply_ignored, "echo reply: we send no echo requests from here")                   \
     X(mld_ignored, "MLD query, report or done (we run no MLD)")                               \
-    X(ra_rs_ignored, "router solicitation or advertisement (we send no RAs yet)")             \
+    X(ra_rs_ignored, "router advertisement (a router takes no configuration from another one), "\
+                     "or router solicitation on a port that does not advertise (advertise6 no)") \
     X(redirect_ignored, "redirect (a router does not take them, RFC 4861 8.1)")               \
     X(icmp6_unknown_type, "an informational type we do not know")                             \
-    X(nd_bad_hop_limit, "NS or NA with hop limit other than 255 (off-link, RFC 4861 7.1)")    \
-    X(nd_bad_code, "NS or NA with a code other than 0")                                       \
+    X(nd_bad_hop_limit, "RS, NS or NA with hop limit other than 255 (off-link, RFC 4861 6.1.1, "\
+                        "7.1)")                                                               \
+    X(nd_bad_code, "RS, NS or NA with a code other than 0")                                   \
     X(nd_truncated, "NS or NA shorter than 24 bytes")                                         \
     X(nd_target_multicast, "NS or NA for a multicast target")                                 \
     X(nd_bad_option, "an ND option of length 0 or running past the message")                  \
     X(nd_bad_lladdr, "link-layer address option not 8 bytes, or its MAC zero or a group")     \
+    X(rs_unspecified_slla, "RS from :: with a source link-layer address (RFC 4861 6.1.1)")     \
     X(ns_dad_malformed, "NS from :: not to a solicited-node group, or with a source MAC")     \
     X(ns_not_for_us, "NS for a target that is not this interface's")                          \
     X(na_solicited_multicast, "NA to a multicast group with the Solicited flag")              \
@@ -103,12 +109,14 @@ struct net_local6_stats {
     uint64_t ns_answered;    /* NET_REPLY: a neighbour advertisement sent back */
     uint64_t echo6_answered; /* NET_REPLY: an echo reply */
     uint64_t na_learned;     /* NET_CONSUMED: an advertisement reported in *learn */
+    uint64_t rs_reported;    /* NET_CONSUMED: a router solicitation reported (router_solicited) */
     uint64_t ip6_passed;     /* NET_PASS */
     uint64_t ip6_to_sink;    /* NET_SINK */
     struct net_drop6_stats drop; /* NET_DROP, by reason */
-    /* Not an outcome (not in net_local6_total): of ns_answered, those whose sender was also
-     * reported in *learn. */
+    /* Not outcomes (not in net_local6_total): of ns_answered and of rs_reported, those whose
+     * sender was also reported in *learn. */
     uint64_t ns_learned;
+    uint64_t rs_learned;
 };
 
 extern const struct net_counter_desc net_drop6_counters[]; /* offsets in net_drop6_stats */
@@ -135,6 +143,10 @@ struct net6_learn {
      * claimant's (its target link-layer option, else its Ethernet source); for the caller's
      * duplicate address detection. */
     bool claims_ours;
+    /* A valid router solicitation on an advertising interface (RFC 4861 6.1.1): the caller's
+     * router advertisement sender owes the link a multicast advertisement (6.2.6). valid may be
+     * set too: the solicitation's sender, when it gave its link-layer address. */
+    bool router_solicited;
 };
 
 /*
@@ -149,8 +161,9 @@ struct net6_learn {
  *
  * learn (never NULL) is cleared on every call, and filled (valid = true) only by a solicitation
  * answered (NET_REPLY) that came from a specified source with a source link-layer address
- * option, and by an advertisement about another node (NET_CONSUMED); an advertisement for one
- * of our addresses sets claims_ours instead (the drop dad_conflict).
+ * option, by an advertisement about another node (NET_CONSUMED), and by a router solicitation
+ * with that option (NET_CONSUMED, which sets router_solicited with or without it); an
+ * advertisement for one of our addresses sets claims_ours instead (the drop dad_conflict).
  *
  * Context: the core that owns st; runs to completion, no allocation, no locks, no state.
  */
@@ -158,8 +171,8 @@ enum net_verdict net_local6_input(const struct net_iface6 *ifc, uint8_t *frame, 
                                   uint16_t buf_bytes, uint16_t *out_len,
                                   struct net_local6_stats *st, struct net6_learn *learn);
 
-/* net_local6_total: frames accounted for in st (every outcome counter summed, ns_learned not):
- * equals the number of net_local6_input calls made with it. */
+/* net_local6_total: frames accounted for in st (every outcome counter summed, ns_learned and
+ * rs_learned not): equals the number of net_local6_input calls made with it. */
 uint64_t net_local6_total(const struct net_local6_stats *st);
 
 /* net_nd_dad_solicit: build in out a duplicate address detection probe for our own target

@@ -22,6 +22,7 @@
 #include "net/neigh.h"
 #include "net/nexthop.h"
 #include "net/nexthop6.h"
+#include "net/ra6.h"
 #include "net/vlan.h"
 #include "time.h"
 
@@ -307,7 +308,7 @@ static void fwd_route6_one(struct fwd_core *fc, struct fwd_stats *st, const stru
 
 /* fwd_router_frame6: an IPv6 frame of interface np: the local stack first (neighbour
  * discovery, echo, our addresses), which hands back what is for another host. What it learned
- * about a neighbour goes to the cache on its writer core. */
+ * about a neighbour goes to the cache on its writer core, a router solicitation to net/ra6. */
 static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const struct net_port *np,
                               unsigned core, struct pkb *b, uint64_t now)
 {
@@ -321,12 +322,15 @@ static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const st
     uint16_t out_len = 0;
     enum net_verdict v = net_local6_input(&np->ifc6, b->data, b->len, PKB_DATA_BYTES, &out_len,
                                           &ns->local6, &learn);
-    if ((learn.valid || learn.claims_ours) && core != 0) {
+    if ((learn.valid || learn.claims_ours || learn.router_solicited) && core != 0) {
         ns->nd_not_writer_core++; /* RSS hashes no IPv6 today: never expected */
     } else if (learn.valid) {
         nexthop6_learn(in->index, &learn, now);
     } else if (learn.claims_ours) {
         dad6_claimed(in->index, &learn, now);
+    }
+    if (learn.router_solicited && core == 0) {
+        ra6_solicited(in->index, now); /* its sender, if any, was learned above */
     }
     if (v == NET_REPLY) {
         b->len = out_len;

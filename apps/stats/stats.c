@@ -25,6 +25,7 @@
 #include "net/inet.h"
 #include "net/nexthop.h"
 #include "net/nexthop6.h"
+#include "net/ra6.h"
 #include "percpu.h"
 #include "smp.h"
 #include "time.h"
@@ -102,16 +103,20 @@ static const struct stats_counter stats_netq_counters[] = {
        "ICMPv6 echo requests to our addresses, answered"),
     NQC("na_learned", local6.na_learned,
        "neighbour advertisements about another node, handed to the neighbour cache"),
+    NQC("rs_reported", local6.rs_reported,
+       "router solicitations on a port that advertises, handed to its router advertisements (answered by the next, within 0.5 s, at most one per 3 s)"),
     NQC("ip6_passed", local6.ip6_passed,
        "IPv6 for another host that reached the local stack: routed on (counted again by `fwd_` or `route6_`)"),
     NQC("ip6_to_sink", local6.ip6_to_sink,
        "IPv6 TCP and UDP to our addresses, handed to the sink core"),
     NQC("ns_learned", local6.ns_learned,
        "of `ns_answered`: solicitations whose sender's MAC was learned (not a frame outcome)"),
+    NQC("rs_learned", local6.rs_learned,
+       "of `rs_reported`: router solicitations whose sender's MAC was learned (not a frame outcome)"),
     NQC("no_address6", no_address6,
        "IPv6 frames on an interface without an IPv6 address (or a VLAN sub-interface): dropped"),
     NQC("nd_not_writer_core", nd_not_writer_core,
-       "a neighbour's MAC learned on a core other than 0 (the cache's writer): not applied (not a frame outcome; RSS sends IPv6 to queue 0)"),
+       "a neighbour's MAC, an address claim or a router solicitation reported on a core other than 0 (their owner): not acted on (not a frame outcome; RSS sends IPv6 to queue 0)"),
     NQC("vlan_unknown", vlan_unknown,
        "802.1Q-tagged for a VLAN ID with no sub-interface on this port (router mode): dropped"),
     NQC("vlan_truncated", vlan_truncated,
@@ -233,6 +238,17 @@ static const struct stats_counter stats_port_counters[] = {
        "SFP+ modules inserted or removed (82599 SFP+ boards; each is a console line)"),
     PC("xoff_held_ms", xoff_held_ms,
        "time (100 ms housekeeping steps) in which XOFF arrived: TX held by the peer; the TX watchdog does not call a held queue hung"),
+};
+
+/* net/ra6: the port's router advertisements. */
+#define RAC(name, field, doc) { name, offsetof(struct ra6_stats, field), doc }
+static const struct stats_counter stats_ra6_counters[] = {
+    RAC("ra6_sent", sent,
+        "IPv6 router advertisements sent (advertise6 yes: three in the first 33 s after each link-up, then one every 200..600 s, and answers)"),
+    RAC("ra6_solicited", solicited,
+        "of `ra6_sent`: those that answered router solicitations (one answers every solicitation since the last)"),
+    RAC("ra6_alloc_fail", alloc_fail,
+        "no buffer for a router advertisement (tried again 1 s later)"),
 };
 
 /* net/dad6: duplicate address detection of the port's IPv6 addresses. */
@@ -484,6 +500,8 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->attr_str(w->v, "dad6", dad6_state_name(p->index));
     walk_table(w, dad6_stats_of(p->index), stats_dad6_counters, NCOUNTERS(stats_dad6_counters),
                "");
+    w->v->attr_str(w->v, "ra6", ra6_state_name(p->index));
+    walk_table(w, ra6_stats_of(p->index), stats_ra6_counters, NCOUNTERS(stats_ra6_counters), "");
     w->v->begin(w->v, SC_HW, p->index);
     walk_counter(w, "rx_queue_drops", stats_queue_drops(p));
     walk_table(w, &p->hw, stats_hw_counters, NCOUNTERS(stats_hw_counters), "");
@@ -1092,6 +1110,8 @@ void stats_cmd_doc(int argc, char **argv)
     doc_rows(stats_port_counters, NCOUNTERS(stats_port_counters), "");
     kprintf("| `dad6` | duplicate address detection of its IPv6 addresses: off (none), waiting for link, tentative (1 s after each link-up), done, or duplicate (another node answered) |\n");
     doc_rows(stats_dad6_counters, NCOUNTERS(stats_dad6_counters), "");
+    kprintf("| `ra6` | router advertisements: off (advertise6 no, or no address6), waiting for link, initial (the first three after a link-up, 16 s apart) or periodic |\n");
+    doc_rows(stats_ra6_counters, NCOUNTERS(stats_ra6_counters), "");
     doc_end("port");
     doc_begin("hw");
     doc_rows(stats_doc_extra_hw, NCOUNTERS(stats_doc_extra_hw), "");

@@ -12,8 +12,9 @@
  * recorded or dropped; errors are at most CONF_MAX_ERRORS, sorted by line with line 0 last,
  * each on a line of the input (1 .. its line count) or 0, naming the file, with a terminated,
  * non-empty message; a valid file has every key present unless it may stay unset, and at most
- * CONF_MAX_ROUTES routes, each on a line of the input; its IPv6 port prefixes do not overlap and
- * each route6 has no host bits and leaves by a port with an address6; its header is written
+ * CONF_MAX_ROUTES routes, each on a line of the input; its IPv6 port prefixes do not overlap,
+ * each route6 has no host bits and leaves by a port with an address6, and a port advertises
+ * (advertise6 yes) only with an address6 in router mode; its header is written
  * without error, is the same when written twice, and ends in a newline.
  */
 #define _GNU_SOURCE /* open_memstream */
@@ -118,6 +119,15 @@ static void fcfg_check_ipv6(const struct conf_values *v, unsigned lines)
             unsigned len = a6[n]->prefix < a6[m]->prefix ? a6[n]->prefix : a6[m]->prefix;
             FUZZ_CHECK(!a6[m]->present || !fcfg_same_prefix6(a6[n]->ip6, a6[m]->ip6, len));
         }
+    }
+    const struct conf_value *mode = conf_get(v, "mode");
+    FUZZ_CHECK(mode != NULL && mode->present);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+        snprintf(key, sizeof(key), "port%u.advertise6", n);
+        const struct conf_value *adv = conf_get(v, key);
+        FUZZ_CHECK(adv != NULL && adv->present && (adv->num == 0 || adv->num == 1));
+        FUZZ_CHECK(adv->num == 0 || (a6[n]->present && strcmp(mode->text, "router") == 0));
     }
     FUZZ_CHECK(v->nroutes6 <= CONF_MAX_ROUTES6);
     for (unsigned i = 0; i < v->nroutes6; i++) {

@@ -9,7 +9,8 @@
  *                     frame) / shorter than the frame by 1 + (byte 1 & 7) (the caller-bug path)
  *           bit 2     IPv6 off on the interface
  *           bit 3     no global address
- *           bit 4     the sink is on (TCP and UDP to us: NET_SINK)
+ *           bit 4     the sink is on (TCP and UDP to us: NET_SINK), and the interface
+ *                     advertises (router solicitations reported, not dropped)
  *           bit 5     another port's address (2001:db8:2::1) is also ours
  *           bit 6     no link-local address (all zeros)
  *           bit 7     several frames (L6_MULTI), sharing one set of counters
@@ -30,9 +31,11 @@
  * the address asked to the asker, hop limit 64, DSCP kept, identifier, sequence and data
  * returned whole) for an echo request to one of ours; every reply's ICMPv6 checksum verifies by
  * a sum written here and equals a full recompute; learn cleared on every call and filled only
- * by an answered solicitation with a source link-layer option or an advertisement about
- * another node, and claims_ours set exactly for the drop dad_conflict (an advertisement for one
- * of our addresses: the address and the claimant's MAC); a disabled interface drops everything.
+ * by an answered solicitation with a source link-layer option, an advertisement about another
+ * node or a reported router solicitation with that option (from its sender), router_solicited
+ * set exactly for a reported router solicitation (advertising interface, hop limit 255, type
+ * 133, code 0) and claims_ours exactly for the drop dad_conflict (an advertisement for one of
+ * our addresses: the address and the claimant's MAC); a disabled interface drops everything.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -304,6 +307,32 @@ static void l6_check_echo(const struct l6_ctx *c, const uint8_t *req, uint16_t l
     FUZZ_CHECK(memcmp(m + 4, q + 4, mlen - 4) == 0);
 }
 
+/* A reported router solicitation (RFC 4861 6.1.1) and what it taught: its sender and the MAC
+ * of its first source link-layer option, if it came from a specified address with one. */
+static void l6_check_rs(const struct l6_ctx *c, const uint8_t *req, uint16_t len,
+                        const struct net6_learn *learn, bool learned)
+{
+    uint8_t proto;
+    uint32_t off, ip6_len;
+    FUZZ_CHECK(l6_upper(req, len, &proto, &off, &ip6_len) && proto == 58);
+    const uint8_t *qip = req + 14, *q = qip + off;
+    uint32_t mlen = ip6_len - off;
+    FUZZ_CHECK(c->ifc.advertise && learn->router_solicited && !learn->claims_ours);
+    FUZZ_CHECK(mlen >= 8 && q[0] == 133 && q[1] == 0 && qip[7] == 255);
+    FUZZ_CHECK(!l6_ours(&c->ifc, qip + 8));
+    const uint8_t *slla = NULL;
+    for (uint32_t i = 8; i + 8 <= mlen && slla == NULL; i += q[i + 1] * 8u) {
+        FUZZ_CHECK(q[i + 1] != 0);
+        slla = q[i] == 1 ? q + i + 2 : NULL;
+    }
+    FUZZ_CHECK(!(slla != NULL && l6_zero(qip + 8, 16))); /* 6.1.1: none from :: */
+    FUZZ_CHECK(learn->valid == learned && learned == (slla != NULL));
+    if (learned) {
+        FUZZ_CHECK(!learn->from_na && l6_eq(learn->ip, qip + 8));
+        FUZZ_CHECK(memcmp(learn->mac, slla, 6) == 0 && !inet_eth_is_group(learn->mac));
+    }
+}
+
 /* One frame through net_local6_input, and every check that applies to its outcome. */
 static void l6_one_frame(struct l6_ctx *c, const uint8_t *bytes, uint16_t len, uint8_t variant,
                          uint8_t help)
@@ -355,12 +384,16 @@ static void l6_one_frame(struct l6_ctx *c, const uint8_t *bytes, uint16_t len, u
     uint64_t ns = c->st.ns_answered - st0.ns_answered;
     uint64_t echo = c->st.echo6_answered - st0.echo6_answered;
     uint64_t na = c->st.na_learned - st0.na_learned;
+    uint64_t rs = c->st.rs_reported - st0.rs_reported;
+    uint64_t rs_learned = c->st.rs_learned - st0.rs_learned;
     uint64_t passed = c->st.ip6_passed - st0.ip6_passed;
     uint64_t sunk = c->st.ip6_to_sink - st0.ip6_to_sink;
     uint64_t ns_learned = c->st.ns_learned - st0.ns_learned;
     FUZZ_CHECK((v == NET_DROP) == (moved >= 0));
     FUZZ_CHECK((v == NET_REPLY) == (ns + echo == 1));
-    FUZZ_CHECK((v == NET_CONSUMED) == (na == 1));
+    FUZZ_CHECK((v == NET_CONSUMED) == (na + rs == 1));
+    FUZZ_CHECK(learn.router_solicited == (rs == 1));
+    FUZZ_CHECK(rs_learned <= rs);
     FUZZ_CHECK((v == NET_PASS) == (passed == 1));
     FUZZ_CHECK((v == NET_SINK) == (sunk == 1));
     FUZZ_CHECK(ns_learned <= ns);
@@ -369,7 +402,7 @@ static void l6_one_frame(struct l6_ctx *c, const uint8_t *bytes, uint16_t len, u
 
     /* learn: cleared on every call, filled only by an answered NS or a learned NA, or (not
      * valid then) an NA claiming one of our addresses, the drop dad_conflict */
-    if (!learn.valid && !learn.claims_ours) {
+    if (!learn.valid && !learn.claims_ours && !learn.router_solicited) {
         struct net6_learn zero;
         memset(&zero, 0, sizeof(zero));
         FUZZ_CHECK(memcmp(&learn, &zero, sizeof(zero)) == 0);
@@ -417,7 +450,9 @@ static void l6_one_frame(struct l6_ctx *c, const uint8_t *bytes, uint16_t len, u
     }
 
     const uint8_t *qip = req + 14;
-    if (v == NET_CONSUMED) {
+    if (v == NET_CONSUMED && rs == 1) {
+        l6_check_rs(c, req, len, &learn, rs_learned == 1);
+    } else if (v == NET_CONSUMED) {
         uint8_t proto;
         uint32_t off, ip6_len;
         FUZZ_CHECK(l6_upper(req, len, &proto, &off, &ip6_len) && proto == 58);
@@ -475,6 +510,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     c.ifc.prefix_len = 64;
     c.ifc.sink = (variant & L6_SINK) != 0;
+    c.ifc.advertise = (variant & L6_SINK) != 0;
     if (variant & L6_ALSO) {
         c.ifc.n_also_ours = 1;
         memcpy(c.ifc.also_ours[0], l6_also, 16);

@@ -219,6 +219,9 @@ route6 = 2001:db8:100:8000::/49 via 2001:db8:18::2 dev port0
 route6 = ::/0 via fe80::1 dev port0
 route6 = 2001:db8:200::/40 dev port1
 route6=2001:db8:eeee:eeee:eeee:eeee:eeee:eeee/128\tvia\tfd00::b
+port0.advertise6 = yes
+port2.advertise6 = yes
+port1.advertise6=no
 """
 IPV6_ERRORS = """
 port0.address6 = 2001:db8:18::1/64
@@ -248,6 +251,11 @@ route6 = ::/0 dev eth0
 route6 = ::/0 via
 route6 = ::/129 dev port0
 route6 = 10.0.0.0/8 dev port0
+port0.advertise6 = yes
+port0.advertise6 = no
+port1.advertise6 = true
+port2.advertise6 = yes
+mode = wire
 """
 
 
@@ -257,7 +265,7 @@ def read_seed_lines(text):
 
 def config_seeds(repo):
     out = {}
-    for name in ("default", "wire", "test", "busy"):
+    for name in ("default", "wire", "test", "busy", "ra"):
         path = os.path.join(repo, "config", name + ".conf")
         with open(path, encoding="utf-8") as f:
             out["%s_conf" % name] = strip_comments(f.read())

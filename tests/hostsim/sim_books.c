@@ -97,7 +97,7 @@ void sim_books(struct sim *s, struct sim_totals *t)
 static uint64_t sim6_local6_drops(const struct net_local6_stats *st)
 {
     return net_local6_total(st) - st->ns_answered - st->echo6_answered - st->na_learned -
-           st->ip6_passed - st->ip6_to_sink;
+           st->rs_reported - st->ip6_passed - st->ip6_to_sink;
 }
 
 /* sim_other_port6_to_fwd: of the frames to port1's address from port0, those fwd drops

@@ -19,6 +19,7 @@ WIRE_ELF = os.path.join(ROOT, "build", "wire", "wirespeed.elf")
 JUMBO_ELF = os.path.join(ROOT, "build", "jumbo", "wirespeed.elf")
 REBOOT_ELF = os.path.join(ROOT, "build", "reboot", "wirespeed.elf")
 SLOTS_ELF = os.path.join(ROOT, "build", "slots", "wirespeed.elf")
+RA_ELF = os.path.join(ROOT, "build", "ra", "wirespeed.elf")
 
 # The NICs a test can give the appliance: QEMU's igb (an 82576) in Debian's stock QEMU, and the
 # project's 82599 model as the ixgbe-82599 device in the QEMU tools/build-qemu builds

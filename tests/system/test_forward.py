@@ -72,8 +72,9 @@ def check_forward_conservation(q):
              sum(v for k, v in q.items() if k.startswith("drop_")))
     # IPv6's local stack: every frame it sees ends in one of these, ip6_passed ones are routed
     # on and end again in a fwd_ or route6_ counter below, so they are not added here
-    local6 = (q["ns_answered"] + q["echo6_answered"] + q["na_learned"] + q["ip6_to_sink"] +
-              q["no_address6"] + sum(v for k, v in q.items() if k.startswith("drop6_")))
+    local6 = (q["ns_answered"] + q["echo6_answered"] + q["na_learned"] + q["rs_reported"] +
+              q["ip6_to_sink"] + q["no_address6"] +
+              sum(v for k, v in q.items() if k.startswith("drop6_")))
     fwd = (q["fwd_forwarded"] + q["fwd_no_route"] + q["fwd_arp_unresolved"] +
            q["fwd_nd_unresolved"] + q["fwd_pkt_too_big"] +
            q["fwd_dst_directed_broadcast"] + q["fwd_dst_other_port_address"] +

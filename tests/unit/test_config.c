@@ -1002,7 +1002,7 @@ static void assert_same_routes6(const struct conf_values *a, const struct conf_v
 /* The shipped configs are valid, set every key, and differ only where their headers say. */
 static void test_shipped_configs(void **state)
 {
-    static struct conf_values def, test, busy, wire, reboot, jumbo, slots;
+    static struct conf_values def, test, busy, wire, reboot, jumbo, slots, ra;
     static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
                                              "port1.mtu", "sink.iperf3_json", NULL };
     static const char *const reboot_diff[] = { "name", "panic", NULL };
@@ -1013,6 +1013,7 @@ static void test_shipped_configs(void **state)
                                              "port1.address", "port0.address6", "port1.address6",
                                              "route",         "route6",         NULL };
     static const char *const slots_diff[] = { "name", "port0.pci", "port1.pci", NULL };
+    static const char *const ra_diff[] = { "name", "port0.mtu", "port0.advertise6", NULL };
     static const uint8_t a18[CONF_IPV6_BYTES] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x18, [15] = 1 };
     static const uint8_t a19[CONF_IPV6_BYTES] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x19, [15] = 1 };
 
@@ -1024,6 +1025,7 @@ static void test_shipped_configs(void **state)
     parse_shipped("config/reboot.conf", &reboot);
     parse_shipped("config/jumbo.conf", &jumbo);
     parse_shipped("config/slots.conf", &slots);
+    parse_shipped("config/ra.conf", &ra);
     assert_same_but(&def, &jumbo, jumbo_diff);
     assert_same_routes(&def, &jumbo);
     assert_same_but(&def, &slots, slots_diff);
@@ -1034,6 +1036,22 @@ static void test_shipped_configs(void **state)
     assert_same_routes6(&def, &jumbo);
     assert_same_routes6(&def, &reboot);
     assert_same_routes6(&def, &slots);
+    assert_same_routes6(&def, &ra);
+    /* ra.conf is test.conf with port0 advertising at an MTU the hosts can tell from 1500. */
+    assert_same_but(&test, &ra, ra_diff);
+    assert_same_routes(&test, &ra);
+    assert_string_equal(conf_get(&ra, "name")->text, "ra");
+    assert_int_equal(conf_get(&ra, "port0.advertise6")->num, 1);
+    assert_int_equal(conf_get(&ra, "port1.advertise6")->num, 0);
+    assert_int_equal(conf_get(&ra, "port0.mtu")->num, 1400);
+    /* Router advertisements are off in every other file: their hosts keep static routes. */
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+
+        snprintf(key, sizeof(key), "port%u.advertise6", n);
+        assert_int_equal(conf_get(&def, key)->num, 0);
+        assert_int_equal(conf_get(&test, key)->num, 0);
+    }
     assert_int_equal(conf_get(&jumbo, "port0.mtu")->num, 9000);
     assert_same_but(&test, &reboot, reboot_diff);
     assert_same_routes(&test, &reboot);
@@ -2441,6 +2459,95 @@ static void test_emitted_routes6(void **state)
     free(h);
 }
 
+/* --- IPv6: portN.advertise6 ---------------------------------------------------------------- */
+
+static void test_advertise6_valid(void **state)
+{
+    char *h;
+
+    (void)state;
+    /* Off by default on every port, with or without an address6. */
+    assert_int_equal(parse(ROUTER6_KEYS), 0);
+    for (unsigned n = 0; n < CONF_PORT_COUNT; n++) {
+        char key[32];
+
+        snprintf(key, sizeof(key), "port%u.advertise6", n);
+        assert_int_equal(num_of(key), 0);
+        assert_int_equal(conf_get(&vals, key)->line, 0);
+    }
+    /* yes on a port with an address6, before or after it in the file; no anywhere. */
+    assert_int_equal(parse(ROUTER6_KEYS "port0.advertise6 = yes\n"      /* 7 */
+                                        "port2.advertise6 = no\n"       /* 8 */
+                                        "port3.advertise6=no # none\n"), /* 9 */
+                     0);
+    assert_int_equal(num_of("port0.advertise6"), 1);
+    assert_int_equal(num_of("port1.advertise6"), 0);
+    assert_int_equal(num_of("port2.advertise6"), 0);
+    assert_int_equal(conf_get(&vals, "port0.advertise6")->line, 7);
+    h = emit_to_string(emit_header_of_vals);
+    assert_header_has(h, "/* port0.advertise6 = yes (line 7). Router mode, port 0 with an "
+                         "address6:");
+    assert_header_has(h, "\n#define CONFIG_PORT0_ADVERTISE6 1\n");
+    assert_header_has(h, "/* port1.advertise6 = no (default).");
+    assert_header_has(h, "\n#define CONFIG_PORT1_ADVERTISE6 0\n");
+    assert_header_has(h, "\n#define CONFIG_PORT3_ADVERTISE6 0\n");
+    assert_true(strstr(h, "CONFIG_PORT0_ADVERTISE6") > strstr(h, "CONFIG_PORT3_MTU"));
+    assert_lines_fit(h);
+    free(h);
+    assert_int_equal(parse("port1.advertise6 = yes\n" REQUIRED_KEYS
+                           "port1.address6 = 2001:db8:19::1/64\n"),
+                     0);
+    assert_int_equal(num_of("port1.advertise6"), 1);
+    /* Any prefix length: only a /64 lets hosts form addresses, the others are on-link only. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = 2001:db8::1/48\n"
+                                         "port1.address6 = 2001:db8:1::1/128\n"
+                                         "port0.advertise6 = yes\nport1.advertise6 = yes\n"),
+                     0);
+}
+
+static void test_advertise6_errors(void **state)
+{
+    (void)state;
+    assert_one_bad_line("port0.advertise6 = true", "port0.advertise6: 'true': expected yes or no");
+    assert_one_bad_line("port3.advertise6 = Yes", "port3.advertise6: 'Yes': expected yes or no");
+    assert_one_bad_line("port1.advertise6 =", "port1.advertise6: empty value");
+    /* No address6 to advertise: found at the file's end, on the advertise6 line. */
+    assert_one_bad_line("port2.advertise6 = yes", "port2.advertise6: port2 has no address6 to "
+                                                  "advertise: set port2.address6 or "
+                                                  "port2.advertise6 = no");
+    /* An IPv4 address is not enough; another port's address6 is not this one's. */
+    assert_int_equal(parse(ROUTER_KEYS "port1.address6 = 2001:db8:19::1/64\n" /* 7 */
+                                       "port0.advertise6 = yes\n"             /* 8 */
+                                       "bogus = 1\n"                          /* 9 */
+                                       "port1.advertise6 = yes\n"),           /* 10 */
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 2);
+    assert_error(0, 8, "port0.advertise6: port0 has no address6 to advertise: set "
+                       "port0.address6 or port0.advertise6 = no");
+    assert_error(1, 9, "unknown key 'bogus'");
+    /* Wire mode advertises nothing, whether mode comes before or after. */
+    assert_int_equal(parse(ROUTER6_KEYS "port0.advertise6 = yes\nmode = wire\n"), WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 7, "port0.advertise6: wire mode (mode, line 8) sends no router "
+                       "advertisements: set mode = router or port0.advertise6 = no");
+    assert_int_equal(parse("mode = wire\n" ROUTER6_KEYS "port1.advertise6 = yes\n"
+                           "port0.advertise6 = no\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 8, "port1.advertise6: wire mode (mode, line 1) sends no router "
+                       "advertisements: set mode = router or port1.advertise6 = no");
+    /* An address6 with its own error may be the one meant: no second error. */
+    assert_int_equal(parse(REQUIRED_KEYS "port0.address6 = fe80::1/64\n"
+                                         "port0.advertise6 = yes\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error_has(0, 5, "port0.address6: fe80::1 is a link-local address");
+    assert_int_equal(parse(ROUTER6_KEYS "port0.advertise6 = yes\nport0.advertise6 = no\n"),
+                     WS_ERR_INVAL);
+    assert_int_equal(errs.count, 1);
+    assert_error(0, 8, "duplicate key 'port0.advertise6' (first set on line 7)");
+}
+
 /* The doc rows of the IPv6 keys. */
 static void test_doc_ipv6_rows(void **state)
 {
@@ -2456,6 +2563,9 @@ static void test_doc_ipv6_rows(void **state)
                                   "portN` or `P/len dev portN`, len 0..128, no host bits set; at "
                                   "most 64 lines (see IPv6) | `CONFIG_NROUTES6`, "
                                   "`CONFIG_ROUTES6` |"));
+    assert_non_null(strstr(table, "| `port2.advertise6` | no | `no` | `yes` (1), `no` (0) | "
+                                  "`CONFIG_PORT2_ADVERTISE6` | Router mode, port 2 with an "
+                                  "address6: yes sends IPv6 router advertisements"));
     free(table);
 }
 
@@ -2602,6 +2712,8 @@ int main(void)
         cmocka_unit_test(test_route6_duplicates_and_limit),
         cmocka_unit_test(test_emitted_address6),
         cmocka_unit_test(test_emitted_routes6),
+        cmocka_unit_test(test_advertise6_valid),
+        cmocka_unit_test(test_advertise6_errors),
         cmocka_unit_test(test_doc_ipv6_rows),
         cmocka_unit_test(test_error_order),
         cmocka_unit_test(test_doc_forwarding_rows),

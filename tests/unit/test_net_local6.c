@@ -930,6 +930,157 @@ static void test_na_rejected(void **state)
                 "ip6_src_is_ours");
 }
 
+/* --- router solicitation (RFC 4861 4.1, 6.1.1, 6.2.6) ----------------------------------------- */
+
+/* RS (4.1): the ICMPv6 header and a reserved word, a source link-layer option when slla != NULL,
+ * then extra bytes of further options. Returns its length. */
+static size_t rs_msg(uint8_t *m, const uint8_t *slla, const uint8_t *extra, size_t extra_len)
+{
+    memset(m, 0, 8);
+    m[0] = 133;
+    size_t n = 8;
+    if (slla != NULL) {
+        m[8] = 1;
+        m[9] = 1;
+        memcpy(m + 10, slla, 6);
+        n = 16;
+    }
+    if (extra_len > 0) {
+        memcpy(m + n, extra, extra_len);
+    }
+    return n + extra_len;
+}
+
+/* An RS from src to all-routers (or to dst), hop limit 255. */
+static uint16_t frame_rs(uint8_t *f, const uint8_t *src, const uint8_t *dst, const uint8_t *slla)
+{
+    uint8_t m[16];
+    return build_to(f, src, dst ? dst : all_routers, 255, m, rs_msg(m, slla, NULL, 0));
+}
+
+/* Feed the frame in buf to an advertising interface (fresh counters): reported, the frame
+ * untouched, nothing answered; learned is whether its sender's MAC came with it. */
+static void expect_rs_reported(uint16_t len, bool learned)
+{
+    struct net_iface6 adv = ifc;
+    adv.advertise = true;
+    uint8_t before[BUF_BYTES];
+    memcpy(before, buf, sizeof(buf));
+    uint16_t out_len = 0xdead;
+    memset(&st, 0, sizeof(st));
+    memset(&learn, 0xee, sizeof(learn));
+    assert_int_equal(feed_ifc(&adv, len, BUF_BYTES, &out_len), NET_CONSUMED);
+    assert_int_equal(out_len, 0xdead);
+    assert_memory_equal(buf, before, sizeof(buf));
+    assert_int_equal(st.rs_reported, 1);
+    assert_int_equal(st.rs_learned, learned ? 1 : 0);
+    assert_int_equal(st.na_learned, 0);
+    assert_int_equal(net_local6_total(&st), 1);
+    assert_true(learn.router_solicited);
+    assert_int_equal(learn.valid, learned);
+    assert_false(learn.claims_ours);
+}
+
+/* Reported to the caller (for net/ra6), with its sender for the cache when it says its MAC
+ * (6.2.6: create or update as STALE, as an NS's sender). */
+static void test_rs_reported(void **state)
+{
+    (void)state;
+    expect_rs_reported(frame_rs(buf, peer_ll, NULL, peer_mac), true);
+    assert_false(learn.from_na);
+    assert_memory_equal(learn.ip, peer_ll, 16);
+    assert_memory_equal(learn.mac, peer_mac, 6);
+    assert_false(learn.solicited || learn.override_flag || learn.router || learn.confirm_only);
+    /* from :: (a host without an address yet): nothing to learn, still answered */
+    expect_rs_reported(frame_rs(buf, unspec, NULL, NULL), false);
+    static const struct net6_learn only_rs = { .router_solicited = true };
+    assert_memory_equal(&learn, &only_rs, sizeof(learn));
+    /* without the option, from a global address, to our link-local address itself */
+    expect_rs_reported(frame_rs(buf, peer_gua, our_ll, NULL), false);
+    /* to all-nodes: 6.1.1 names no destination */
+    expect_rs_reported(frame_rs(buf, peer_ll, all_nodes, peer_mac), true);
+    /* unknown options are skipped (4.6), before and after the link-layer one; the reserved
+     * word is ignored (4.1) */
+    uint8_t m[64];
+    static const uint8_t other[16] = { 14, 1, 1, 2, 3, 4, 5, 6, 200, 1 };
+    size_t n = rs_msg(m, peer_mac, other, sizeof(other));
+    m[4] = 0xff;
+    m[7] = 0x01;
+    expect_rs_reported(build_to(buf, peer_ll, all_routers, 255, m, n), true);
+    memset(m, 0, sizeof(m));
+    m[0] = 133;
+    memcpy(m + 8, other, 8);
+    m[16] = 1;
+    m[17] = 1;
+    memcpy(m + 18, peer_mac, 6);
+    expect_rs_reported(build_to(buf, peer_ll, all_routers, 255, m, 24), true);
+    assert_memory_equal(learn.mac, peer_mac, 6);
+    /* Ethernet padding after the datagram is not read as options */
+    uint16_t len = frame_rs(buf, unspec, NULL, NULL);
+    memset(buf + len, 0x01, 8);
+    expect_rs_reported((uint16_t)(len + 8), false);
+}
+
+/* 6.1.1: every check, each its own drop; and a port that does not advertise drops any. */
+static void test_rs_rejected(void **state)
+{
+    (void)state;
+    struct net_iface6 adv = ifc;
+    adv.advertise = true;
+    uint8_t m[64];
+    size_t n;
+
+    expect_drop(frame_rs(buf, peer_ll, NULL, peer_mac), "ra_rs_ignored"); /* advertise6 no */
+    expect_drop(frame_rs(buf, unspec, NULL, NULL), "ra_rs_ignored");
+    n = rs_msg(m, peer_mac, NULL, 0);
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 254, m, n), BUF_BYTES,
+                    "nd_bad_hop_limit");
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 1, m, n), BUF_BYTES,
+                    "nd_bad_hop_limit");
+    m[1] = 1;
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 255, m, n), BUF_BYTES,
+                    "nd_bad_code");
+    /* options of length 0, or running past the message */
+    static const uint8_t zero_len[8] = { 1, 0 };
+    n = rs_msg(m, NULL, zero_len, sizeof(zero_len));
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 255, m, n), BUF_BYTES,
+                    "nd_bad_option");
+    static const uint8_t too_long[8] = { 14, 2 };
+    n = rs_msg(m, peer_mac, too_long, sizeof(too_long));
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 255, m, n), BUF_BYTES,
+                    "nd_bad_option");
+    n = rs_msg(m, peer_mac, too_long, 1); /* a lone type byte */
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 255, m, n), BUF_BYTES,
+                    "nd_bad_option");
+    /* a link-layer option that names no one station */
+    n = rs_msg(m, bcast_mac, NULL, 0);
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 255, m, n), BUF_BYTES,
+                    "nd_bad_lladdr");
+    static const uint8_t long_slla[16] = { 1, 2, 2, 0, 0, 0, 0, 2 };
+    n = rs_msg(m, NULL, long_slla, sizeof(long_slla));
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_routers, 255, m, n), BUF_BYTES,
+                    "nd_bad_lladdr");
+    /* 6.1.1: from :: with a source link-layer address */
+    expect_drop_ifc(&adv, frame_rs(buf, unspec, NULL, peer_mac), BUF_BYTES,
+                    "rs_unspecified_slla");
+    /* from one of our own addresses: a loop or a spoof */
+    expect_drop_ifc(&adv, frame_rs(buf, our_ll, NULL, NULL), BUF_BYTES, "ip6_src_is_ours");
+    expect_drop_ifc(&adv, frame_rs(buf, other_if, NULL, peer_mac), BUF_BYTES,
+                    "ip6_src_is_ours");
+    /* an ICMPv6 checksum that does not verify stops it before any of that */
+    uint16_t len = frame_rs(buf, peer_ll, NULL, peer_mac);
+    buf[14 + 40 + 2] ^= 1;
+    expect_drop_ifc(&adv, len, BUF_BYTES, "icmp6_bad_checksum");
+    /* an advertisement from another router is not taken, advertising or not (6.2.7: MAY) */
+    memset(m, 0, 16);
+    m[0] = 134;
+    m[4] = 64;
+    inet_store_be16(m + 6, 1800);
+    expect_drop_ifc(&adv, build_to(buf, peer_ll, all_nodes, 255, m, 16), BUF_BYTES,
+                    "ra_rs_ignored");
+    expect_drop(build_to(buf, peer_ll, all_nodes, 255, m, 16), "ra_rs_ignored");
+}
+
 /* --- ICMPv6 echo (RFC 4443 4.1, 4.2) ---------------------------------------------------------- */
 
 static void check_echo(const uint8_t *src, const uint8_t *dst, size_t data_len, uint16_t buf_bytes)
@@ -1591,7 +1742,9 @@ static uint32_t rng(void)
 static uint16_t seed_frame(uint8_t *f, unsigned which)
 {
     static const uint8_t hbh[8] = { 58, 0, 1, 4, 0, 0, 0, 0 };
-    switch (which % 12) {
+    switch (which % 14) {
+    case 13: return frame_rs(f, unspec, NULL, NULL);
+    case 12: return frame_rs(f, peer_ll, NULL, peer_mac);
     case 11: return frame_na(f, all_nodes, 0x20, our_gua, other_mac); /* a claim */
     case 0: return frame_ns(f, peer_ll, NULL, our_ll, peer_mac);
     case 1: return frame_ns(f, peer_gua, our_gua, our_gua, NULL);
@@ -1703,17 +1856,20 @@ struct fuzz_side {
     struct net_local6_stats st;
     struct net6_learn learn;
     uint64_t verdicts[5];
-    uint64_t claims; /* frames that set claims_ours */
+    uint64_t claims;   /* frames that set claims_ours */
+    uint64_t solicits; /* frames that set router_solicited */
 };
 
 /* Feed one frame to both sides, in heap buffers of exactly the stated size (ASan catches any
  * overrun) holding different junk after the frame: the outcome must not depend on that junk. */
 static void fuzz_one(struct fuzz_side side[2], const uint8_t *frame, uint16_t len, unsigned n)
 {
-    static struct net_iface6 sink_ifc;
+    static struct net_iface6 sink_ifc, adv_ifc;
     sink_ifc = ifc;
     sink_ifc.sink = true;
-    const struct net_iface6 *use = n % 3 == 2 ? &sink_ifc : &ifc;
+    adv_ifc = ifc;
+    adv_ifc.advertise = true;
+    const struct net_iface6 *use = n % 3 == 2 ? &sink_ifc : n % 3 == 1 ? &adv_ifc : &ifc;
     /* buffers from exactly the frame up to 2 KiB, now and then one byte too small */
     uint16_t buf_bytes = (uint16_t)(len + rng() % (BUF_BYTES - len + 1u));
     if (rng() % 50 == 0 && len > 0) {
@@ -1748,7 +1904,10 @@ static void fuzz_one(struct fuzz_side side[2], const uint8_t *frame, uint16_t le
         }
     } else {
         assert_memory_equal(b[0], frame, len); /* frames not answered stay untouched */
-        if (v[0] == NET_CONSUMED) {
+        if (v[0] == NET_CONSUMED && l->router_solicited) { /* a router solicitation */
+            assert_true(!l->valid || !l->from_na);
+            side[0].solicits++;
+        } else if (v[0] == NET_CONSUMED) {
             assert_true(l->valid && l->from_na);
         } else if (l->claims_ours) { /* reported only with the drop dad_conflict */
             assert_int_equal(v[0], NET_DROP);
@@ -1783,11 +1942,13 @@ static void test_mutation_loop(void **state)
     assert_int_equal(vc[0] + vc[1] + vc[2] + vc[3] + vc[4], FRAMES);
     assert_int_equal(net_local6_total(s), FRAMES);
     assert_int_equal(vc[NET_REPLY], s->ns_answered + s->echo6_answered);
-    assert_int_equal(vc[NET_CONSUMED], s->na_learned);
+    assert_int_equal(vc[NET_CONSUMED], s->na_learned + s->rs_reported);
     assert_int_equal(vc[NET_PASS], s->ip6_passed);
     assert_int_equal(vc[NET_SINK], s->ip6_to_sink);
     assert_true(s->ns_learned <= s->ns_answered);
+    assert_true(s->rs_learned <= s->rs_reported);
     assert_int_equal(side[0].claims, s->drop.dad_conflict);
+    assert_int_equal(side[0].solicits, s->rs_reported);
     uint64_t drops = 0;
     for (size_t i = 0; i < net_drop6_counter_count; i++) {
         drops += drop_counter(s, net_drop6_counters[i].name);
@@ -1798,6 +1959,7 @@ static void test_mutation_loop(void **state)
     assert_true(s->na_learned > 0 && s->ip6_passed > 0 && s->ip6_to_sink > 0);
     assert_true(s->drop.icmp6_bad_checksum > 0 && s->drop.nd_bad_option > 0);
     assert_true(s->drop.dad_conflict > 0);
+    assert_true(s->rs_reported > 0 && s->rs_learned > 0 && s->drop.ra_rs_ignored > 0);
     print_message("mutation loop: reply %llu consumed %llu drop %llu pass %llu sink %llu\n",
                   (unsigned long long)vc[NET_REPLY], (unsigned long long)vc[NET_CONSUMED],
                   (unsigned long long)vc[NET_DROP], (unsigned long long)vc[NET_PASS],
@@ -1841,6 +2003,8 @@ int main(void)
         cmocka_unit_test_setup(test_na_learned, setup),
         cmocka_unit_test_setup(test_na_unsolicited, setup),
         cmocka_unit_test_setup(test_na_rejected, setup),
+        cmocka_unit_test_setup(test_rs_reported, setup),
+        cmocka_unit_test_setup(test_rs_rejected, setup),
         cmocka_unit_test_setup(test_echo_answered, setup),
         cmocka_unit_test_setup(test_echo_checksum_every_value, setup),
         cmocka_unit_test_setup(test_echo_with_extension_headers, setup),
