@@ -318,6 +318,11 @@ static enum net_verdict local6_na_input(struct local6_ctx *c, const uint8_t *msg
         local6_claim(c, target, tlla);
         return local6_drop(&d->dad_conflict);
     }
+    /* RFC 4291 2.5.2, 2.5.3, 2.5.5.2: addresses no neighbour on a link can have; learning
+     * them would only fill the cache. */
+    if (inet6_is_unspecified(target) || inet6_is_loopback(target) || inet6_is_v4_mapped(target)) {
+        return local6_drop(&d->na_target_not_unicast);
+    }
     bad = local6_src_unusable(c); /* 4.4: the source is the advertiser's own address */
     if (bad != NULL) {
         return local6_drop(bad);

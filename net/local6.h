@@ -94,6 +94,7 @@ struct net_iface6 {
     X(ns_not_for_us, "NS for a target that is not this interface's")                          \
     X(na_solicited_multicast, "NA to a multicast group with the Solicited flag")              \
     X(dad_conflict, "NA for one of our addresses: another node claims it")                    \
+    X(na_target_not_unicast, "NA for ::, ::1 or an IPv4-mapped target: no neighbour has it")  \
     X(na_no_lladdr, "unsolicited NA without a target link-layer address: nothing to learn")   \
     X(reply_no_room, "the neighbour advertisement would not fit the buffer")
 

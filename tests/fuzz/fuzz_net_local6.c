@@ -459,7 +459,7 @@ static void l6_one_frame(struct l6_ctx *c, const uint8_t *bytes, uint16_t len, u
         const uint8_t *q = qip + off;
         FUZZ_CHECK(q[0] == 136 && qip[7] == 255);
         FUZZ_CHECK(learn.valid && learn.from_na && l6_eq(learn.ip, q + 8));
-        FUZZ_CHECK(!l6_ours(&c->ifc, learn.ip) && learn.ip[0] != 0xff);
+        FUZZ_CHECK(!l6_ours(&c->ifc, learn.ip) && learn.ip[0] != 0xff && !l6_nowhere(learn.ip));
         /* a solicited one without a target link-layer option only confirms: no MAC */
         FUZZ_CHECK(learn.confirm_only ? learn.solicited && l6_zero(learn.mac, 6)
                                       : !inet_eth_is_group(learn.mac) && !l6_zero(learn.mac, 6));

@@ -885,6 +885,11 @@ static void test_na_rejected(void **state)
     assert_memory_equal(learn.ip, our_ll, 16);
     assert_memory_equal(learn.mac, other_mac, 6);
 
+    /* about an address no neighbour can have: never handed to the cache */
+    expect_drop(frame_na(buf, our_ll, 0x60, unspec, peer_mac), "na_target_not_unicast");
+    expect_drop(frame_na(buf, our_ll, 0x60, loopback, peer_mac), "na_target_not_unicast");
+    expect_drop(frame_na(buf, all_nodes, 0x20, v4_mapped, peer_mac), "na_target_not_unicast");
+
     /* unsolicited and without a target link-layer address option: nothing to report */
     expect_drop(frame_na(buf, our_ll, 0x20, peer_gua, NULL), "na_no_lladdr");
     expect_drop(frame_na(buf, all_nodes, 0x00, peer_gua, NULL), "na_no_lladdr");
