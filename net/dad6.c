@@ -35,12 +35,10 @@ static struct dad6_stats dad6_stats[WS_MAX_PORTS];
 static void dad6_probe(const struct net_port *np, const uint8_t *target)
 {
     struct dad6_stats *st = &dad6_stats[np->ifc.port];
-    struct pkb *b = pkb_alloc(nic_pool(0));
+    struct pkb *b = nexthop_frame_alloc(0, &st->alloc_fail);
     if (b == NULL) {
-        st->alloc_fail++;
         return;
     }
-    pkb_tx_own(b);
     uint16_t n = net_nd_dad_solicit(b->data, PKB_DATA_BYTES, &np->ifc6, target);
     if (n == 0) {
         pkb_free(b, 0);

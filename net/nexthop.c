@@ -189,12 +189,10 @@ static void nexthop_arp_send(unsigned core, const struct net_port *ifc, uint32_t
                              const uint8_t *dst_mac)
 {
     struct nexthop_stats *st = &nexthop_stats[ifc->ifc.port][core];
-    struct pkb *b = pkb_alloc(nic_pool(core));
+    struct pkb *b = nexthop_frame_alloc(core, &st->alloc_fail);
     if (b == NULL) {
-        st->alloc_fail++;
         return;
     }
-    pkb_tx_own(b); /* pkb_alloc leaves the last user's marks: not a forwarded frame */
     uint8_t *f = b->data;
     memset(f, 0, INET_ETH_MIN_FRAME_BYTES);
     if (dst_mac != NULL) {

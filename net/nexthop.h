@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/nic/nic.h" /* nic_pool */
 #include "net/fib.h"
 #include "net/neigh.h"
 #include "param.h"
@@ -63,6 +64,20 @@ void nexthop_arp_request(unsigned core, const struct net_port *ifc, uint32_t ip,
 /* nexthop_send: frame b out of interface ifc through core's TX batch, tagged if ifc is a VLAN
  * (counted in its net_vlan_stats); false, b freed and counted, if the tag did not fit. */
 bool nexthop_send(unsigned core, const struct net_port *ifc, struct pkb *b);
+
+/* nexthop_frame_alloc: a buffer from core's pool for a frame we originate (ARP, ND, router
+ * advertisements), marked as ours, not forwarded; NULL, counted in *alloc_fail, if the pool is
+ * empty. */
+static inline struct pkb *nexthop_frame_alloc(unsigned core, uint64_t *alloc_fail)
+{
+    struct pkb *b = pkb_alloc(nic_pool(core));
+    if (b == NULL) {
+        (*alloc_fail)++;
+        return NULL;
+    }
+    pkb_tx_own(b); /* pkb_alloc leaves the last user's marks */
+    return b;
+}
 
 enum nexthop_result {
     NEXTHOP_OK,         /* *port and mac filled */

@@ -182,12 +182,10 @@ static void nexthop6_ns_send(unsigned core, const struct net_port *ifc, const ui
                              const uint8_t *dst_mac)
 {
     struct nexthop6_stats *st = &nexthop6_stats[ifc->ifc.port][core];
-    struct pkb *b = pkb_alloc(nic_pool(core));
+    struct pkb *b = nexthop_frame_alloc(core, &st->alloc_fail);
     if (b == NULL) {
-        st->alloc_fail++;
         return;
     }
-    pkb_tx_own(b);
     uint16_t n = net_nd_solicit(b->data, PKB_DATA_BYTES, &ifc->ifc6, target, dst_mac);
     if (n == 0) {
         pkb_free(b, (uint16_t)core);

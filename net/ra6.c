@@ -192,13 +192,11 @@ static uint64_t ra6_random(void)
 static void ra6_send(const struct net_port *np, struct ra6_port *r, uint64_t now)
 {
     struct ra6_stats *st = &ra6_stats[np->ifc.port];
-    struct pkb *b = pkb_alloc(nic_pool(0));
+    struct pkb *b = nexthop_frame_alloc(0, &st->alloc_fail);
     if (b == NULL) {
-        st->alloc_fail++;
         r->timer.next_ns = now + RA6_RETRY_NS;
         return;
     }
-    pkb_tx_own(b);
     uint16_t n = ra6_build(b->data, PKB_DATA_BYTES, &np->ifc6, np->mtu);
     if (n == 0) { /* an advertising port always has IPv6 and a link-local address */
         pkb_free(b, 0);
