@@ -7,11 +7,13 @@
 #   make pxe         build/pxe/: a TFTP root: GRUB netboot for BIOS PXE (core.0) and UEFI PXE
 #                    (core.efi), the same grub.cfg and image as the ISO, and an iPXE script
 #   make media-test  what tests/system/test_media.py boots: the above plus a deliberately broken
-#                    image (build/broken/wirespeed-broken.iso)
+#                    image (build/broken/wirespeed-broken.iso) and the x2APIC and PCI segment
+#                    platform ISOs (build/x2apic/, build/segments/)
 
 PXE_ROOT := $(BUILD)/pxe
 BROKEN := $(BUILD)/broken
 X2APIC := $(BUILD)/x2apic
+SEGMENTS := $(BUILD)/segments
 MEDIA_GRUB_CFG := $(BUILD)/media/grub.cfg
 USB_DEV ?=
 
@@ -97,4 +99,19 @@ $(X2APIC)/wirespeed-x2apic.iso: $(ELF) $(MEDIA_GRUB_CFG)
 	grub-mkrescue -o $@ $(X2APIC)/iso > $(X2APIC)/grub-mkrescue.log 2>&1 || \
 		{ cat $(X2APIC)/grub-mkrescue.log; exit 1; }
 
-media-test: iso pxe $(BROKEN)/wirespeed-broken.iso $(X2APIC)/wirespeed-x2apic.iso
+# The real image on an ISO whose GRUB replaces the firmware's MCFG (acpi --exclude=MCFG) with one
+# describing two PCI segment groups, as multi-socket servers have: segment 0 is buses 0-127 and
+# segment 1 buses 128-255 of QEMU's one ECAM window (0xB0000000, where SeaBIOS puts q35's), so a
+# pxb-pcie root bus numbered 128 is segment 1's. tests/system/test_platforms.py boots it.
+$(SEGMENTS)/wirespeed-segments.iso: $(ELF) $(MEDIA_GRUB_CFG) tools/mk-mcfg
+	@rm -rf $(SEGMENTS) && mkdir -p $(SEGMENTS)/iso/boot/grub
+	cp $(ELF) $(SEGMENTS)/iso/boot/wirespeed.elf
+	tools/mk-mcfg $(SEGMENTS)/iso/boot/mcfg.aml 0xB0000000:0:0:127 0xB0000000:1:128:255
+	sed 's|^    if multiboot2 /boot/wirespeed.elf; then|    insmod acpi\n    acpi --exclude=MCFG /boot/mcfg.aml\n&|' \
+		$(MEDIA_GRUB_CFG) > $(SEGMENTS)/iso/boot/grub/grub.cfg
+	grep -q 'acpi --exclude=MCFG' $(SEGMENTS)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(SEGMENTS)/iso > $(SEGMENTS)/grub-mkrescue.log 2>&1 || \
+		{ cat $(SEGMENTS)/grub-mkrescue.log; exit 1; }
+
+media-test: iso pxe $(BROKEN)/wirespeed-broken.iso $(X2APIC)/wirespeed-x2apic.iso \
+	$(SEGMENTS)/wirespeed-segments.iso

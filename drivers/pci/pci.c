@@ -21,9 +21,21 @@
 #define PCI_MAX_CAPS 48 /* 192 bytes of capability space / 4-byte minimum entries */
 #define PCI_ECAM_BUS_BYTES (1ULL << 20)
 
+/*
+ * One ECAM window: a segment group's bus range (PCI Firmware 3.3 section 4.1.2, MCFG). Its base is
+ * the address of bus 0 of that segment even when the range starts higher, so bus b's space
+ * is at base + b * 1 MiB, as Linux reads the table too.
+ */
+struct pci_ecam {
+    uint64_t base;
+    uint16_t segment;
+    uint8_t bus_start, bus_end;
+};
+
 /* read-only after pci_init */
-static uint64_t pci_ecam_base; /* 0: use port 0xCF8 */
-static uint8_t pci_ecam_bus_start, pci_ecam_bus_end;
+static struct pci_ecam pci_ecams[WS_MAX_MCFG_SEGMENTS];
+static unsigned pci_necams;
+static bool pci_cf8_seg0; /* segment 0 has no ECAM window: port 0xCF8 reaches it */
 static struct pci_dev pci_devs[PCI_MAX_DEVICES];
 static unsigned pci_ndevs;
 
@@ -36,30 +48,49 @@ static struct pci_bridge pci_bridges[PCI_MAX_BRIDGES];
 static unsigned pci_nbridges;
 static unsigned pci_dropped_bridges, pci_dropped_nics; /* beyond the tables: reported once */
 
-static uintptr_t pci_ecam_addr(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
+/* pci_ecam_for: the window holding (segment, bus), NULL if none (then port 0xCF8 for segment 0,
+ * or no access at all). */
+static const struct pci_ecam *pci_ecam_for(uint16_t segment, uint8_t bus)
 {
-    return (uintptr_t)(pci_ecam_base + ((uint64_t)(bus - pci_ecam_bus_start) << 20) +
-                       ((uint64_t)dev << 15) + ((uint64_t)fn << 12) + off);
-}
-
-static uint32_t pci_cf8_select(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
-{
-    return PCI_CF8_ENABLE | ((uint32_t)bus << 16) | ((uint32_t)dev << 11) | ((uint32_t)fn << 8) |
-           (off & 0xFC);
-}
-
-static uint32_t pci_cfg_read32(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
-{
-    if (pci_ecam_base) {
-        return mmio_read32(pci_ecam_addr(bus, dev, fn, off));
+    for (unsigned i = 0; i < pci_necams; i++) {
+        const struct pci_ecam *e = &pci_ecams[i];
+        if (e->segment == segment && bus >= e->bus_start && bus <= e->bus_end) {
+            return e;
+        }
     }
-    outl(PCI_CF8_ADDR, pci_cf8_select(bus, dev, fn, off));
-    return inl(PCI_CF8_DATA);
+    return NULL;
+}
+
+static uintptr_t pci_ecam_addr(const struct pci_ecam *e, const struct pci_dev *d, uint16_t off)
+{
+    return (uintptr_t)(e->base + ((uint64_t)d->bus << 20) + ((uint64_t)d->dev << 15) +
+                       ((uint64_t)d->fn << 12) + off);
+}
+
+static uint32_t pci_cf8_select(const struct pci_dev *d, uint16_t off)
+{
+    return PCI_CF8_ENABLE | ((uint32_t)d->bus << 16) | ((uint32_t)d->dev << 11) |
+           ((uint32_t)d->fn << 8) | (off & 0xFC);
+}
+
+/* pci_cf8_ok: port 0xCF8 reaches only segment 0, and only when it has no ECAM window. A
+ * function nothing reaches reads as absent (all ones) and ignores writes. */
+static bool pci_cf8_ok(const struct pci_dev *d)
+{
+    return d->segment == 0 && pci_cf8_seg0;
 }
 
 uint32_t pci_read32(const struct pci_dev *d, uint16_t off)
 {
-    return pci_cfg_read32(d->bus, d->dev, d->fn, off);
+    const struct pci_ecam *e = pci_ecam_for(d->segment, d->bus);
+    if (e != NULL) {
+        return mmio_read32(pci_ecam_addr(e, d, off));
+    }
+    if (!pci_cf8_ok(d)) {
+        return 0xFFFFFFFF;
+    }
+    outl(PCI_CF8_ADDR, pci_cf8_select(d, off));
+    return inl(PCI_CF8_DATA);
 }
 
 uint16_t pci_read16(const struct pci_dev *d, uint16_t off)
@@ -74,24 +105,26 @@ uint8_t pci_read8(const struct pci_dev *d, uint16_t off)
 
 void pci_write32(const struct pci_dev *d, uint16_t off, uint32_t v)
 {
-    if (pci_ecam_base) {
-        mmio_write32(pci_ecam_addr(d->bus, d->dev, d->fn, off), v);
-        return;
+    const struct pci_ecam *e = pci_ecam_for(d->segment, d->bus);
+    if (e != NULL) {
+        mmio_write32(pci_ecam_addr(e, d, off), v);
+    } else if (pci_cf8_ok(d)) {
+        outl(PCI_CF8_ADDR, pci_cf8_select(d, off));
+        outl(PCI_CF8_DATA, v);
     }
-    outl(PCI_CF8_ADDR, pci_cf8_select(d->bus, d->dev, d->fn, off));
-    outl(PCI_CF8_DATA, v);
 }
 
 /* 16-bit writes are real 16-bit cycles: a 32-bit read-modify-write of COMMAND would write
  * STATUS back, whose error bits are write-one-to-clear. */
 void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v)
 {
-    if (pci_ecam_base) {
-        mmio_write16(pci_ecam_addr(d->bus, d->dev, d->fn, off), v);
-        return;
+    const struct pci_ecam *e = pci_ecam_for(d->segment, d->bus);
+    if (e != NULL) {
+        mmio_write16(pci_ecam_addr(e, d, off), v);
+    } else if (pci_cf8_ok(d)) {
+        outl(PCI_CF8_ADDR, pci_cf8_select(d, off));
+        outw(PCI_CF8_DATA + (off & 2), v);
     }
-    outl(PCI_CF8_ADDR, pci_cf8_select(d->bus, d->dev, d->fn, off));
-    outw(PCI_CF8_DATA + (off & 2), v);
 }
 
 const char *pci_bdf(const struct pci_dev *d, char *buf)
@@ -258,10 +291,10 @@ static void pci_keep(const struct pci_dev *d)
     }
 }
 
-static void pci_probe_function(uint8_t bus, uint8_t dev, uint8_t fn)
+static void pci_probe_function(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn)
 {
     char why[96];
-    struct pci_dev d = { .bus = bus, .dev = dev, .fn = fn };
+    struct pci_dev d = { .segment = segment, .bus = bus, .dev = dev, .fn = fn };
 
     uint32_t id = pci_read32(&d, PCI_VENDOR_ID);
     d.vendor = id & 0xFFFF, d.device = id >> 16;
@@ -274,9 +307,9 @@ static void pci_probe_function(uint8_t bus, uint8_t dev, uint8_t fn)
     pci_keep(&d);
 }
 
-static void pci_scan_bus(uint8_t bus)
+static void pci_scan_bus(uint16_t segment, uint8_t bus)
 {
-    struct pci_dev probe = { .bus = bus };
+    struct pci_dev probe = { .segment = segment, .bus = bus };
 
     for (uint8_t dev = 0; dev < 32; dev++) {
         probe.dev = dev, probe.fn = 0;
@@ -287,38 +320,68 @@ static void pci_scan_bus(uint8_t bus)
         for (uint8_t fn = 0; fn < (multi ? 8 : 1); fn++) {
             probe.fn = fn;
             if ((pci_read32(&probe, PCI_VENDOR_ID) & 0xFFFF) != 0xFFFF) {
-                pci_probe_function(bus, dev, fn);
+                pci_probe_function(segment, bus, dev, fn);
             }
+        }
+    }
+}
+
+/* pci_add_ecam: map one MCFG window and take it, unless it cannot be mapped or a window taken
+ * before already covers one of its buses (firmware tables can repeat or overlap; the first
+ * wins, as in the table's order). */
+static void pci_add_ecam(const struct acpi_mcfg_seg *s)
+{
+    for (unsigned b = s->bus_start; b <= s->bus_end; b++) {
+        if (pci_ecam_for(s->segment, (uint8_t)b) != NULL) {
+            kprintf("pci: error: MCFG window for segment %u buses %u-%u overlaps an earlier one "
+                    "at bus %u; ignored\n", s->segment, s->bus_start, s->bus_end, b);
+            return;
+        }
+    }
+    uint64_t first = s->base + ((uint64_t)s->bus_start << 20);
+    uint64_t len = (uint64_t)(s->bus_end - s->bus_start + 1) * PCI_ECAM_BUS_BYTES;
+    if (vm_map_mmio(first, len) != 0) {
+        kprintf("pci: error: cannot map ECAM 0x%llx+0x%llx (segment %u buses %u-%u); ignored\n",
+                (unsigned long long)first, (unsigned long long)len, s->segment, s->bus_start,
+                s->bus_end);
+        return;
+    }
+    pci_ecams[pci_necams++] = (struct pci_ecam){ .base = s->base, .segment = s->segment,
+                                                 .bus_start = s->bus_start,
+                                                 .bus_end = s->bus_end };
+    kprintf("pci: segment %u buses %u-%u: config access by ECAM at 0x%llx\n", s->segment,
+            s->bus_start, s->bus_end, (unsigned long long)first);
+}
+
+/* pci_scan_all: every bus of every window, segment by segment in MCFG's order; segment 0
+ * through port 0xCF8 when no window serves it. */
+static void pci_scan_all(void)
+{
+    if (pci_cf8_seg0) {
+        for (unsigned bus = 0; bus <= 255; bus++) {
+            pci_scan_bus(0, (uint8_t)bus);
+        }
+    }
+    for (unsigned i = 0; i < pci_necams; i++) {
+        for (unsigned bus = pci_ecams[i].bus_start; bus <= pci_ecams[i].bus_end; bus++) {
+            pci_scan_bus(pci_ecams[i].segment, (uint8_t)bus);
         }
     }
 }
 
 unsigned pci_init(const struct acpi_info *acpi)
 {
-    unsigned last_bus = 255;
-
-    for (unsigned i = 0; i < acpi->nmcfg; i++) {
-        const struct acpi_mcfg_seg *s = &acpi->mcfg[i];
-        if (s->segment == 0 && s->bus_start == 0 && s->bus_end >= s->bus_start) {
-            uint64_t len = (uint64_t)(s->bus_end - s->bus_start + 1) * PCI_ECAM_BUS_BYTES;
-            if (vm_map_mmio(s->base, len) == 0) {
-                pci_ecam_base = s->base;
-                pci_ecam_bus_start = s->bus_start;
-                pci_ecam_bus_end = s->bus_end;
-                last_bus = s->bus_end;
-            }
-            break;
-        }
+    for (unsigned i = 0; i < acpi->nmcfg && pci_necams < WS_MAX_MCFG_SEGMENTS; i++) {
+        pci_add_ecam(&acpi->mcfg[i]);
     }
-    if (pci_ecam_base) {
-        kprintf("pci: config access by ECAM at 0x%llx, buses %u-%u\n",
-                (unsigned long long)pci_ecam_base, pci_ecam_bus_start, pci_ecam_bus_end);
-    } else {
-        kprintf("pci: config access by port 0xCF8 (no usable MCFG segment)\n");
+    pci_cf8_seg0 = true;
+    for (unsigned i = 0; i < pci_necams; i++) {
+        pci_cf8_seg0 &= pci_ecams[i].segment != 0;
     }
-    for (unsigned bus = 0; bus <= last_bus; bus++) {
-        pci_scan_bus((uint8_t)bus);
+    if (pci_cf8_seg0) {
+        kprintf("pci: segment 0: config access by port 0xCF8 (no usable MCFG window for it)\n");
     }
+    pci_scan_all();
     kprintf("pci: %u network functions, %u bridges kept\n", pci_ndevs, pci_nbridges);
     if (pci_dropped_nics || pci_dropped_bridges) {
         kprintf("pci: error: %u network functions and %u bridges beyond the tables (%d, %d: "

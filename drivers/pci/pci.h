@@ -67,8 +67,9 @@ struct pci_dev {
     bool claimed;     /* a driver took it */
 };
 
-/* pci_init: choose ECAM (first MCFG segment covering bus 0) or port 0xCF8, enumerate every
- * bus, size BARs, walk capabilities. Prints one line per device found. Returns device count. */
+/* pci_init: take every MCFG window (each segment group's bus range; port 0xCF8 for segment 0
+ * if none covers it), enumerate every bus of each, size BARs, walk capabilities. Prints one
+ * line per window and per function found. Returns the network function count. */
 unsigned pci_init(const struct acpi_info *acpi);
 unsigned pci_device_count(void);
 struct pci_dev *pci_device(unsigned i);

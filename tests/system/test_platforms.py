@@ -15,6 +15,7 @@ from qemu import DEFAULT_ELF, ROOT
 from test_ports import send_udp_flows
 
 X2APIC_ISO = os.path.join(ROOT, "build", "x2apic", "wirespeed-x2apic.iso")
+SEGMENTS_ISO = os.path.join(ROOT, "build", "segments", "wirespeed-segments.iso")
 
 ROOT_PORTS = 72  # more than the 64 functions the PCI layer once kept
 
@@ -216,6 +217,35 @@ def test_nics_behind_a_pxb_expander(nic):
             assert re.search(rf"^port\d: 0000:{bus}:00\.0 {lab.chip} ", text, re.M), text
             assert re.search(rf"^pci 0000:80:0[01]\.0: bridge above 0000:{bus}:00\.0: memory "
                              r"and bus master on", text, re.M), text
+        ping_both(lab)
+    finally:
+        finish_lab(lab)
+
+
+@BOTH_NICS
+def test_nic_in_pci_segment_group_1(nic):
+    """A server with two PCI segment groups: GRUB hands the image an MCFG whose segment 1 holds
+    buses 128-255 (tools/mk-mcfg), and one NIC sits behind a root port on a pxb-pcie root bus
+    numbered 128. Both windows are taken, the NIC is found as 0001:81:00.0 and driven through
+    segment 1's window, the bridge above it (0001:80:00.0) gets Bus Master, and both ports
+    answer. Before segment groups were read, only segment 0 was scanned: ports=1."""
+    assert os.path.exists(SEGMENTS_ISO), f"{SEGMENTS_ISO} missing: make media-test builds it"
+    platform = ["-device", "pxb-pcie,id=pxb1,bus_nr=128,bus=pcie.0",
+                "-device", "pcie-root-port,id=rpx0,bus=pxb1,chassis=100,slot=100,io-reserve=0",
+                "-device", "pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1,addr=0x8,"
+                           "io-reserve=0"]
+    lab = start_lab(nic, iso=SEGMENTS_ISO, smp=2, platform=platform, nic_buses=["rp0", "rpx0"])
+    try:
+        text = lab.guest.text()
+        assert re.search(r"^pci: segment 0 buses 0-127: config access by ECAM at 0xb0000000$",
+                         text, re.M), text
+        assert re.search(r"^pci: segment 1 buses 128-255: config access by ECAM at 0xb8000000$",
+                         text, re.M), text
+        assert lab.ready.group(2) == "2", text
+        assert re.search(rf"^port\d: 0001:81:00\.0 {lab.chip} ", text, re.M), text
+        assert re.search(r"^pci 0001:80:00\.0: bridge above 0001:81:00\.0: memory and bus "
+                         r"master on", text, re.M), text
+        assert not re.search(r"^pci 0000:8[01]:", text, re.M), text  # not seen twice
         ping_both(lab)
     finally:
         finish_lab(lab)

@@ -247,7 +247,7 @@ def test_legacy_pci_config_access_without_mcfg(boot):
              extra=["-netdev", "user,id=n0", "-device", "igb,netdev=n0"])
     m = g.wait_ready()
     assert m.group(2) == "1", g.text()
-    assert re.search(r"^pci: config access by port 0xCF8", g.text(), re.M)
+    assert re.search(r"^pci: segment 0: config access by port 0xCF8", g.text(), re.M)
     g.expect(r"(?:^|(?<=> ))port0: link up", 30)
     g.command("ports", r"^port0\s+0000:00:\S+\s+82576\s+52:54:00:\S+\s+up\s+1000\s+2\s")
 
