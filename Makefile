@@ -47,7 +47,7 @@ KERNEL_SRCS := \
 	boot/multiboot.S boot/entry.S boot/trampoline.S \
 	kernel/main.c kernel/cpu.c kernel/isr.S kernel/trap.c kernel/panic.c kernel/ksyms.c \
 	kernel/smp.c kernel/lapic.c kernel/time.c kernel/vm.c kernel/spinlock.c \
-	kernel/bootinfo.c kernel/memmap.c kernel/acpi.c kernel/err.c \
+	kernel/bootinfo.c kernel/memmap.c kernel/acpi.c kernel/aml.c kernel/err.c \
 	kernel/console.c kernel/console_line.c kernel/commands.c kernel/libc_glue.c kernel/uart.c \
 	kernel/irq.c kernel/dma.c kernel/loop.c kernel/init.c kernel/pkb.c \
 	drivers/pci/pci.c drivers/pci/msix.c drivers/pci/iommu.c \
@@ -217,7 +217,7 @@ test_config_SRCS := $(CONF_SRCS)
 test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
 test_bootinfo_SRCS := kernel/bootinfo.c kernel/memmap.c kernel/err.c
-test_acpi_SRCS := kernel/acpi.c kernel/err.c
+test_acpi_SRCS := kernel/acpi.c kernel/aml.c kernel/err.c
 test_rss_SRCS := drivers/nic/rss.c
 test_neigh_SRCS := net/neigh.c
 test_net_local_SRCS := net/local.c net/neigh.c net/inet.c

@@ -154,6 +154,8 @@ _Static_assert(sizeof(struct acpi_hpet) == 56, "HPET table is 56 bytes");
  * ACPI revision. 116 bytes is the ACPI 1.0 size; RESET_REG appeared in 2.0.
  */
 #define ACPI_FADT_MIN_BYTES 116
+#define ACPI_FADT_DSDT_OFF 40    /* 32-bit DSDT address */
+#define ACPI_FADT_X_DSDT_OFF 140 /* 64-bit X_DSDT (ACPI 2.0+), preferred when not 0 */
 #define ACPI_FADT_CENTURY_OFF 108
 #define ACPI_FADT_FLAGS_OFF 112
 #define ACPI_FADT_RESET_REG_SUP (1u << 10)
@@ -174,6 +176,7 @@ struct acpi_ctx {
     struct acpi_info *info;
     unsigned seen;     /* bit per acpi_handlers[] entry: a valid table was parsed */
     uint64_t madt_phys;
+    uint64_t dsdt_phys; /* from the FADT, 0 if none */
     uint8_t madt_rev;
     char madt_why[ACPI_WARNING_BYTES]; /* why the last MADT candidate was rejected */
 };
@@ -606,6 +609,62 @@ static void acpi_parse_pm_timer(struct acpi_ctx *c, const uint8_t *t, uint32_t l
     c->info->pm_tmr_32bit = (flags & ACPI_FADT_TMR_VAL_EXT) != 0;
 }
 
+/* §5.2.9 DSDT / X_DSDT: where the namespace's main definition block is. */
+static void acpi_fadt_dsdt(struct acpi_ctx *c, const uint8_t *t, uint32_t len)
+{
+    uint32_t dsdt32;
+    uint64_t dsdt64 = 0;
+
+    memcpy(&dsdt32, t + ACPI_FADT_DSDT_OFF, sizeof(dsdt32));
+    if (len >= ACPI_FADT_X_DSDT_OFF + sizeof(dsdt64)) {
+        memcpy(&dsdt64, t + ACPI_FADT_X_DSDT_OFF, sizeof(dsdt64));
+    }
+    c->dsdt_phys = dsdt64 != 0 ? dsdt64 : dsdt32;
+}
+
+/* §5.2.11: a definition block (DSDT or SSDT): its PCI root bridges, for their NUMA nodes. */
+static void acpi_parse_aml(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    struct acpi_info *info = c->info;
+    uint32_t len = ((const struct acpi_sdt *)t)->length;
+
+    (void)phys;
+    info->aml_tables++;
+    aml_find_pci_roots(t + sizeof(struct acpi_sdt), len - sizeof(struct acpi_sdt),
+                       info->pci_root, ACPI_MAX_PCI_ROOTS, &info->npci_root,
+                       &info->pci_root_dropped);
+}
+
+/* The DSDT the FADT names (it is not listed in the root table). */
+static void acpi_parse_dsdt(struct acpi_ctx *c)
+{
+    char why[ACPI_WARNING_BYTES];
+    const uint8_t *t;
+
+    if (c->dsdt_phys == 0) {
+        return;
+    }
+    if (acpi_map_table(c->pm, c->dsdt_phys, "DSDT", sizeof(struct acpi_sdt), &t, why,
+                       sizeof(why)) != 0) {
+        acpi_warn(c->info, "%s", why);
+        return;
+    }
+    acpi_parse_aml(c, t, c->dsdt_phys);
+}
+
+bool acpi_pci_root_node(const struct acpi_info *info, uint16_t segment, uint8_t root_bus,
+                        uint32_t *node)
+{
+    for (unsigned i = 0; i < info->npci_root; i++) {
+        const struct aml_pci_root *r = &info->pci_root[i];
+        if (!r->bus_computed && r->segment == segment && r->bus == root_bus) {
+            *node = r->node;
+            return r->has_node;
+        }
+    }
+    return false;
+}
+
 /* §5.2.9: RTC century index, PM timer and the reset register, each read only if the table has
  * it. */
 static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
@@ -616,6 +675,7 @@ static void acpi_parse_fadt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
     (void)phys;
     c->info->has_fadt = true;
     c->info->century_index = t[ACPI_FADT_CENTURY_OFF]; /* 0: RTC has no century register */
+    acpi_fadt_dsdt(c, t, len);
     memcpy(&flags, t + ACPI_FADT_FLAGS_OFF, sizeof(flags));
     acpi_parse_pm_timer(c, t, len, flags);
     /* §5.2.9 FADT Flags bit 10: RESET_REG is meaningful only with RESET_REG_SUP set. */
@@ -863,21 +923,24 @@ uint32_t acpi_cpu_node(const struct acpi_info *info, uint32_t apic_id)
     return 0;
 }
 
-/* The tables we read; the first valid one of each signature wins. Entry 0 is required. */
+/* The tables we read; the first valid one of each signature wins (SSDTs: every one). Entry 0
+ * is required. */
 static const struct acpi_handler {
     char sig[5];
     uint32_t min_len;
     void (*parse)(struct acpi_ctx *c, const uint8_t *t, uint64_t phys);
+    bool every;
 } acpi_handlers[] = {
-    { "APIC", sizeof(struct acpi_madt), acpi_parse_madt },
-    { "MCFG", sizeof(struct acpi_mcfg), acpi_parse_mcfg },
-    { "HPET", sizeof(struct acpi_hpet), acpi_parse_hpet },
-    { "FACP", ACPI_FADT_MIN_BYTES, acpi_parse_fadt },
-    { "SPCR", ACPI_SPCR_MIN_BYTES, acpi_parse_spcr },
-    { "DMAR", ACPI_IOMMU_TABLE_HDR, acpi_parse_dmar },
-    { "IVRS", ACPI_IOMMU_TABLE_HDR, acpi_parse_ivrs },
-    { "SRAT", ACPI_SRAT_HDR, acpi_parse_srat },
-    { "SLIT", ACPI_SLIT_HDR, acpi_parse_slit },
+    { "APIC", sizeof(struct acpi_madt), acpi_parse_madt, false },
+    { "MCFG", sizeof(struct acpi_mcfg), acpi_parse_mcfg, false },
+    { "HPET", sizeof(struct acpi_hpet), acpi_parse_hpet, false },
+    { "FACP", ACPI_FADT_MIN_BYTES, acpi_parse_fadt, false },
+    { "SPCR", ACPI_SPCR_MIN_BYTES, acpi_parse_spcr, false },
+    { "DMAR", ACPI_IOMMU_TABLE_HDR, acpi_parse_dmar, false },
+    { "IVRS", ACPI_IOMMU_TABLE_HDR, acpi_parse_ivrs, false },
+    { "SRAT", ACPI_SRAT_HDR, acpi_parse_srat, false },
+    { "SLIT", ACPI_SLIT_HDR, acpi_parse_slit, false },
+    { "SSDT", sizeof(struct acpi_sdt), acpi_parse_aml, true },
 };
 #define ACPI_NHANDLERS (sizeof(acpi_handlers) / sizeof(acpi_handlers[0]))
 
@@ -904,7 +967,7 @@ static void acpi_visit(struct acpi_ctx *c, const char *root, size_t i, uint64_t 
             }
             return;
         }
-        c->seen |= 1u << k;
+        c->seen |= hd->every ? 0 : 1u << k;
         hd->parse(c, t, phys);
         return;
     }
@@ -1009,6 +1072,9 @@ int acpi_parse(const struct physmem *pm, const void *rsdp, size_t rsdp_len,
     rc = acpi_check_rsdp(&c, rsdp, rsdp_len, &xsdt, &rsdt, err, errlen);
     if (rc == 0) {
         rc = acpi_parse_root(&c, xsdt, rsdt, err, errlen);
+    }
+    if (rc == 0) {
+        acpi_parse_dsdt(&c);
     }
     if (rc == 0) {
         rc = acpi_check_required(&c, err, errlen);

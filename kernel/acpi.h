@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aml.h"
 #include "param.h"
 #include "physmem.h"
 
@@ -70,6 +71,9 @@ struct acpi_numa_cpu {
 #define ACPI_SLIT_LOCAL 10
 #define ACPI_SLIT_REMOTE 20 /* what a distance is taken to be without SLIT (Linux's default) */
 
+/* PCI root bridges kept from the namespace: a two-socket server has 4-12. */
+#define ACPI_MAX_PCI_ROOTS 32
+
 /* An IOMMU the firmware described (DMAR's DRHD or IVRS's IVHD): its kind, PCI segment and
  * register base. */
 #define ACPI_MAX_IOMMUS 8
@@ -125,6 +129,10 @@ struct acpi_info {
     uint16_t pm_tmr_port; /* the ACPI PM timer's I/O port, 0 if none */
     uint16_t spcr_port;   /* SPCR's console UART (I/O port), 0 if none */
     struct acpi_iommu iommu[ACPI_MAX_IOMMUS]; /* DMAR and IVRS, optional */
+    /* PCI root bridges from the DSDT and SSDTs (kernel/aml.h), for their NUMA nodes. */
+    struct aml_pci_root pci_root[ACPI_MAX_PCI_ROOTS];
+    unsigned npci_root, pci_root_dropped;
+    unsigned aml_tables; /* DSDT and SSDTs scanned */
     bool has_srat;        /* SRAT, optional: without it everything is node 0 */
     struct acpi_numa_mem numa_mem[ACPI_MAX_NUMA_RANGES];
     unsigned nnuma_mem, numa_mem_dropped;
@@ -170,6 +178,14 @@ int acpi_parse_phys(const struct physmem *pm, uint64_t rsdp_phys, struct acpi_in
 
 /* acpi_cpu_node: the NUMA node of the CPU with this APIC ID (0 without SRAT or entry). */
 uint32_t acpi_cpu_node(const struct acpi_info *info, uint32_t apic_id);
+
+/*
+ * acpi_pci_root_node: the NUMA node of the PCI root bridge whose bus range starts at root_bus
+ * in segment (its _SEG and _BBN), as its _PXM says. False when no root bridge matches, or its
+ * _PXM is absent or not a constant. Any core, after acpi_parse.
+ */
+bool acpi_pci_root_node(const struct acpi_info *info, uint16_t segment, uint8_t root_bus,
+                        uint32_t *node);
 
 /* acpi_node_distance: SLIT's distance from node a to node b; without SLIT (or beyond what it
  * kept) ACPI_SLIT_LOCAL for a node to itself and ACPI_SLIT_REMOTE otherwise. */

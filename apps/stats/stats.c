@@ -401,6 +401,7 @@ static void walk_queue(struct stats_walk *w, const struct nic_port *p, unsigned 
     w->v->begin(w->v, SC_QUEUE, qi);
     w->v->attr_u64(w->v, "queue", qi);
     w->v->attr_u64(w->v, "core", qi);
+    w->v->attr_u64(w->v, "ring_node", (uint64_t)(int64_t)dma_node_of((const void *)q->rx.desc));
     walk_counter(w, "irqs", stats_queue_irqs(q, qi));
     const struct net_queue_stats *ns = net_queue_stats_of(p->index, qi);
     walk_table(w, q, stats_queue_counters, NCOUNTERS(stats_queue_counters), "");
@@ -487,6 +488,9 @@ static void walk_port(struct stats_walk *w, const struct nic_port *p)
     w->v->attr_str(w->v, "link", p->link_up ? "true" : "false");
     w->v->attr_u64(w->v, "speed_mbps", p->speed_mbps);
     w->v->attr_str(w->v, "state", nic_port_state_name(p));
+    if (p->pci->has_node) {
+        w->v->attr_u64(w->v, "node", p->pci->node);
+    }
     if (p->flow_control) {
         w->v->attr_str(w->v, "flow_control", p->flow_control);
     }
@@ -1085,6 +1089,9 @@ static const struct stats_counter stats_doc_extra_core[] = {
 };
 
 static const struct stats_counter stats_doc_extra_queue[] = {
+    { "ring_node", 0, "the NUMA node the queue's descriptor rings lie in: the port's `node` when "
+                      "the firmware gives one, else the queue's core's (2^64 - 1: memory SRAT "
+                      "assigns to no node)" },
     { "irqs", 0, "interrupts on this queue's MSI-X vector, counted on its core (adaptive mode "
                  "only)" },
 };
@@ -1107,6 +1114,8 @@ void stats_cmd_doc(int argc, char **argv)
     doc_rows(stats_doc_extra_core, NCOUNTERS(stats_doc_extra_core), "");
     doc_end("core");
     doc_begin("port");
+    kprintf("| `node` | the NUMA node the NIC hangs off, from its PCI root bridge's `_PXM` in the "
+            "firmware's ACPI namespace; absent when the firmware does not say |\n");
     doc_rows(stats_port_counters, NCOUNTERS(stats_port_counters), "");
     kprintf("| `dad6` | duplicate address detection of its IPv6 addresses: off (none), waiting for link, tentative (1 s after each link-up), done, or duplicate (another node answered) |\n");
     doc_rows(stats_dad6_counters, NCOUNTERS(stats_dad6_counters), "");

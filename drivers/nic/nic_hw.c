@@ -91,9 +91,14 @@ int nic_hw_begin(struct pci_dev *d, const struct nic_ops *ops, unsigned nqueues,
 int nic_alloc_queue(struct nic_port *p, unsigned q, uint32_t rdt, uint32_t tdt)
 {
     struct nic_queue *nq = &p->q[q];
-    uint32_t node = smp_core_node(q); /* queue q is core q's: its memory */
-    void *rxd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS), IRING_ALIGN_BYTES, node);
-    void *txd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES, node);
+    /* Queue q is core q's: what only the core touches lies in its node. The descriptors are
+     * what the NIC reads and writes for every frame: they lie in the NIC's node when the
+     * firmware says which (as DPDK places a port's rings by its socket), so its DMA stays on
+     * its own socket; otherwise in the core's. */
+    uint32_t node = smp_core_node(q);
+    uint32_t dnode = p->pci->has_node ? p->pci->node : node;
+    void *rxd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_RX_DESCS), IRING_ALIGN_BYTES, dnode);
+    void *txd = dma_alloc_node(IRING_DESC_MEM_BYTES(CONFIG_NIC_TX_DESCS), IRING_ALIGN_BYTES, dnode);
     struct pkb **rxsw = dma_alloc_node(CONFIG_NIC_RX_DESCS * sizeof(struct pkb *), 64, node);
     struct pkb **txsw = dma_alloc_node(CONFIG_NIC_TX_DESCS * sizeof(struct pkb *), 64, node);
     struct iring_tx_mark *marks =

@@ -369,6 +369,44 @@ static void pci_scan_all(void)
     }
 }
 
+/* pci_root_bus: the bus of the PCI root bridge d hangs off: that of the outermost bridge whose
+ * range holds d's bus (the ranges nest), or d's own bus when no bridge is above it. */
+static uint8_t pci_root_bus(const struct pci_dev *d)
+{
+    const struct pci_bridge *top = NULL;
+    for (unsigned i = 0; i < pci_nbridges; i++) {
+        const struct pci_bridge *b = &pci_bridges[i];
+        if (b->fn.segment == d->segment && d->bus >= b->secondary && d->bus <= b->subordinate &&
+            (top == NULL || b->secondary < top->secondary)) {
+            top = b;
+        }
+    }
+    return top != NULL ? top->fn.bus : d->bus;
+}
+
+/*
+ * pci_place_nics: each network function's NUMA node, from the _PXM of the root bridge above it
+ * (kernel/aml.h found them), so its port's descriptor rings can live there. Said on the
+ * console when the machine has NUMA (SRAT) or the namespace gives nodes; silent otherwise.
+ */
+static void pci_place_nics(const struct acpi_info *acpi)
+{
+    bool say = acpi->has_srat || acpi->npci_root > 0;
+    for (unsigned i = 0; i < pci_ndevs && say; i++) {
+        struct pci_dev *d = &pci_devs[i];
+        uint8_t root = pci_root_bus(d);
+        char bdf[16];
+        d->has_node = acpi_pci_root_node(acpi, d->segment, root, &d->node);
+        if (d->has_node) {
+            kprintf("pci %s: NUMA node %u (_PXM of the root bridge of bus %04x:%02x)\n",
+                    pci_bdf(d, bdf), d->node, d->segment, root);
+        } else {
+            kprintf("pci %s: NUMA node not given (no constant _PXM for root bus %04x:%02x): "
+                    "each queue's rings in its core's node\n", pci_bdf(d, bdf), d->segment, root);
+        }
+    }
+}
+
 unsigned pci_init(const struct acpi_info *acpi)
 {
     for (unsigned i = 0; i < acpi->nmcfg && pci_necams < WS_MAX_MCFG_SEGMENTS; i++) {
@@ -383,6 +421,7 @@ unsigned pci_init(const struct acpi_info *acpi)
     }
     pci_scan_all();
     kprintf("pci: %u network functions, %u bridges kept\n", pci_ndevs, pci_nbridges);
+    pci_place_nics(acpi);
     if (pci_dropped_nics || pci_dropped_bridges) {
         kprintf("pci: error: %u network functions and %u bridges beyond the tables (%d, %d: "
                 "drivers/pci/pci.h) were not kept\n", pci_dropped_nics, pci_dropped_bridges,

@@ -64,6 +64,8 @@ struct pci_dev {
     struct pci_bar bar[PCI_NUM_BARS];
     uint8_t msix_cap; /* config offset of the MSI-X capability, 0 if none */
     bool broken;      /* malformed BAR or capability list: reported, never driven */
+    bool has_node;    /* network functions: the firmware says which NUMA node it hangs off */
+    uint32_t node;    /* that node: its root bridge's _PXM (ACPI 6.5 6.2.14) */
     bool claimed;     /* a driver took it */
 };
 

@@ -331,7 +331,8 @@ def test_numa_two_nodes_each_core_pool_on_its_own_node():
     """Two NUMA nodes (QEMU writes SRAT), one core and half the memory each, one NIC on a
     pxb-pcie expander attached to node 1: each core's node comes from SRAT, and its packet
     buffers lie in its own node's memory (stats json: node, pool_node), so no core forwards
-    through the other socket's memory."""
+    through the other socket's memory; the NIC on the expander is on node 1 by its root
+    bridge's _PXM, and its descriptor rings lie there (port node, queue ring_node)."""
     numa = ["-object", "memory-backend-ram,size=256M,id=m0",
             "-object", "memory-backend-ram,size=256M,id=m1",
             "-numa", "node,nodeid=0,cpus=0,memdev=m0",
@@ -350,6 +351,19 @@ def test_numa_two_nodes_each_core_pool_on_its_own_node():
         for core in st["cores"]:
             assert core["node"] == core["core"], core
             assert core["pool_node"] == core["node"], core
+        # The pxb's _PXM (QEMU's DSDT: Name(_PXM, 1) in PC80) places the NIC behind it on node
+        # 1, and every one of its queues' rings there, core 0's included; the NIC on pcie.0
+        # (PCI0 has no _PXM) keeps each queue's rings in its core's node.
+        assert re.search(r"^pci 0000:81:00\.0: NUMA node 1 \(_PXM of the root bridge of bus "
+                         r"0000:80\)$", text, re.M), text
+        assert re.search(r"^pci 0000:01:00\.0: NUMA node not given", text, re.M), text
+        ports = {p["name"]: p for p in st["ports"]}
+        by_bus = {bdf: name for name, bdf in
+                  re.findall(r"^(port\d): (0000:[0-9a-f]{2}:00\.0) ", text, re.M)}
+        far, near = ports[by_bus["0000:81:00.0"]], ports[by_bus["0000:01:00.0"]]
+        assert far["node"] == 1 and "node" not in near, (far, near)
+        assert [q["ring_node"] for q in far["queues"]] == [1, 1], far["queues"]
+        assert [q["ring_node"] for q in near["queues"]] == [0, 1], near["queues"]
         ping_both(lab)
     finally:
         finish_lab(lab)

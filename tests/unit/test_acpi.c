@@ -1087,7 +1087,7 @@ static void test_unknown_and_duplicate_tables(void **state)
     static const size_t tables[] = { SPARE_OFF, MADT_OFF, SPARE_OFF + 0x100 };
     struct madt m = madt_begin(w->b + SPARE_OFF + 0x100, 1);
 
-    sdt_begin(w->b + SPARE_OFF, "SSDT", 1);
+    sdt_begin(w->b + SPARE_OFF, "WAET", 1);
     put32(w->b + SPARE_OFF, 4, 0xFFFFFFFF); /* never read beyond the header */
     madt_lapic(&m, 0, 42, 1);
     madt_end(&m);
