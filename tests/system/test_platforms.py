@@ -251,6 +251,35 @@ def test_nic_in_pci_segment_group_1(nic):
         finish_lab(lab)
 
 
+def test_apic_id_above_255():
+    """A CPU whose APIC ID is 256 (a second socket with 129 cores' worth of IDs, cold-plugged):
+    QEMU needs an IOMMU with extended interrupt mode for it, and SeaBIOS hands over in x2APIC.
+    The image starts that core through x2APIC IPIs; MSI-X cannot reach it without interrupt
+    remapping, so its queues are left unrouted with one line each and the core polls them
+    instead of sleeping. Flows hashed to it are forwarded all the same."""
+    platform = ["-smp", "2,sockets=2,dies=1,cores=129,threads=1,maxcpus=258",
+                "-device", "max-x86_64-cpu,socket-id=1,core-id=0,thread-id=0",
+                "-device", "intel-iommu,intremap=on,eim=on"] + root_ports(2)
+    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, platform=platform,
+                    nic_buses=["rp0", "rp1"])
+    try:
+        text = lab.guest.text()
+        assert re.search(r"^cpu2: apic 256, node 0, online$", text, re.M), text
+        assert lab.ready.group(1) == "3", text
+        unrouted = re.findall(r"^port\d: MSI-X entry 2: core 2 has APIC ID 256, beyond what MSI "
+                              r"reaches without interrupt remapping; the core polls", text, re.M)
+        assert len(unrouted) == 2, text
+        ping_both(lab)
+        send_udp_flows(lab, 0, flows=64, per_flow=5)
+        st = lab.stats()
+        rx = [q["rx_packets"] for q in st["ports"][0]["queues"]]
+        assert len(rx) == 3 and all(n > 0 for n in rx), f"frames per queue: {rx}"
+        halts = {c["core"]: c["halts"] for c in st["cores"]}
+        assert halts[2] == 0 and halts[0] > 0 and halts[1] > 0, halts
+    finally:
+        finish_lab(lab)
+
+
 def test_x2apic_eight_cores_under_ovmf():
     """UEFI (OVMF) with 8 cores, the local APICs handed over in x2APIC mode: every core starts
     and the ports answer."""
