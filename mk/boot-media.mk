@@ -7,13 +7,10 @@
 #   make pxe         build/pxe/: a TFTP root: GRUB netboot for BIOS PXE (core.0) and UEFI PXE
 #                    (core.efi), the same grub.cfg and image as the ISO, and an iPXE script
 #   make media-test  what tests/system/test_media.py boots: the above plus a deliberately broken
-#                    image (build/broken/wirespeed-broken.iso) and the x2APIC and PCI segment
-#                    platform ISOs (build/x2apic/, build/segments/)
+#                    image (build/broken/wirespeed-broken.iso) and the platform ISOs below
 
 PXE_ROOT := $(BUILD)/pxe
 BROKEN := $(BUILD)/broken
-X2APIC := $(BUILD)/x2apic
-SEGMENTS := $(BUILD)/segments
 MEDIA_GRUB_CFG := $(BUILD)/media/grub.cfg
 USB_DEV ?=
 
@@ -87,31 +84,32 @@ $(BROKEN)/wirespeed-broken.iso: $(ELF) $(MEDIA_GRUB_CFG)
 	grub-mkrescue -o $@ $(BROKEN)/iso > $(BROKEN)/grub-mkrescue.log 2>&1 || \
 		{ cat $(BROKEN)/grub-mkrescue.log; exit 1; }
 
-# The real image on an ISO whose GRUB turns the boot core's local APIC to x2APIC mode before
-# loading it (wrmsr IA32_APIC_BASE = 0xFEE00D00: base, EN, EXTD), as servers' firmware often
-# hands over: tests/system/test_platforms.py boots it.
-$(X2APIC)/wirespeed-x2apic.iso: $(ELF) $(MEDIA_GRUB_CFG)
-	@rm -rf $(X2APIC) && mkdir -p $(X2APIC)/iso/boot/grub
-	cp $(ELF) $(X2APIC)/iso/boot/wirespeed.elf
-	sed 's|^    if multiboot2 /boot/wirespeed.elf; then|    insmod wrmsr\n    wrmsr 0x1b 0xfee00d00\n&|' \
-		$(MEDIA_GRUB_CFG) > $(X2APIC)/iso/boot/grub/grub.cfg
-	grep -q 'wrmsr 0x1b' $(X2APIC)/iso/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(X2APIC)/iso > $(X2APIC)/grub-mkrescue.log 2>&1 || \
-		{ cat $(X2APIC)/grub-mkrescue.log; exit 1; }
+# Platform ISOs for tests/system/test_platforms.py: the real image on an ISO whose GRUB, after
+# loading it and before booting it, does what some servers' firmware does
+# (tests/system/grub/NAME.cfg, inserted into the media menu's Multiboot 2 entry):
+#   x2apic    the boot core's local APIC handed over in x2APIC mode
+#   segments  an MCFG with two PCI segment groups: segment 0 is buses 0-127 and segment 1 buses
+#             128-255 of QEMU's one ECAM window (0xB0000000, where SeaBIOS puts q35's), so a
+#             pxb-pcie root bus numbered 128 is segment 1's (tools/mk-mcfg writes the table)
+#   iommu-on  VT-d translation and interrupt remapping, or AMD-Vi, left on
+PLATFORM_ISOS := x2apic segments iommu-on
+PLATFORM_ISO_FILES := $(foreach p,$(PLATFORM_ISOS),$(BUILD)/$(p)/wirespeed-$(p).iso)
+$(BUILD)/segments/mcfg.aml: tools/mk-mcfg
+	@mkdir -p $(dir $@)
+	tools/mk-mcfg $@ 0xB0000000:0:0:127 0xB0000000:1:128:255
 
-# The real image on an ISO whose GRUB replaces the firmware's MCFG (acpi --exclude=MCFG) with one
-# describing two PCI segment groups, as multi-socket servers have: segment 0 is buses 0-127 and
-# segment 1 buses 128-255 of QEMU's one ECAM window (0xB0000000, where SeaBIOS puts q35's), so a
-# pxb-pcie root bus numbered 128 is segment 1's. tests/system/test_platforms.py boots it.
-$(SEGMENTS)/wirespeed-segments.iso: $(ELF) $(MEDIA_GRUB_CFG) tools/mk-mcfg
-	@rm -rf $(SEGMENTS) && mkdir -p $(SEGMENTS)/iso/boot/grub
-	cp $(ELF) $(SEGMENTS)/iso/boot/wirespeed.elf
-	tools/mk-mcfg $(SEGMENTS)/iso/boot/mcfg.aml 0xB0000000:0:0:127 0xB0000000:1:128:255
-	sed 's|^    if multiboot2 /boot/wirespeed.elf; then|    insmod acpi\n    acpi --exclude=MCFG /boot/mcfg.aml\n&|' \
-		$(MEDIA_GRUB_CFG) > $(SEGMENTS)/iso/boot/grub/grub.cfg
-	grep -q 'acpi --exclude=MCFG' $(SEGMENTS)/iso/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(SEGMENTS)/iso > $(SEGMENTS)/grub-mkrescue.log 2>&1 || \
-		{ cat $(SEGMENTS)/grub-mkrescue.log; exit 1; }
+define PLATFORM_ISO_RULE
+$(BUILD)/$(1)/wirespeed-$(1).iso: tests/system/grub/$(1).cfg $(ELF) $(MEDIA_GRUB_CFG)
+	@rm -rf $(BUILD)/$(1)/iso && mkdir -p $(BUILD)/$(1)/iso/boot/grub
+	cp $(ELF) $(BUILD)/$(1)/iso/boot/wirespeed.elf
+	sed '/^    if multiboot2 \/boot\/wirespeed.elf; then$$$$/r tests/system/grub/$(1).cfg' \
+		$(MEDIA_GRUB_CFG) > $(BUILD)/$(1)/iso/boot/grub/grub.cfg
+	grep -qF "$$$$(tail -1 tests/system/grub/$(1).cfg)" $(BUILD)/$(1)/iso/boot/grub/grub.cfg
+	if [ -f $(BUILD)/$(1)/mcfg.aml ]; then cp $(BUILD)/$(1)/mcfg.aml $(BUILD)/$(1)/iso/boot/; fi
+	grub-mkrescue -o $$@ $(BUILD)/$(1)/iso > $(BUILD)/$(1)/grub-mkrescue.log 2>&1 || \
+		{ cat $(BUILD)/$(1)/grub-mkrescue.log; exit 1; }
+endef
+$(foreach p,$(PLATFORM_ISOS),$(eval $(call PLATFORM_ISO_RULE,$(p))))
+$(BUILD)/segments/wirespeed-segments.iso: $(BUILD)/segments/mcfg.aml
 
-media-test: iso pxe $(BROKEN)/wirespeed-broken.iso $(X2APIC)/wirespeed-x2apic.iso \
-	$(SEGMENTS)/wirespeed-segments.iso
+media-test: iso pxe $(BROKEN)/wirespeed-broken.iso $(PLATFORM_ISO_FILES)

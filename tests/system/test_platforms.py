@@ -16,6 +16,7 @@ from test_ports import send_udp_flows
 
 X2APIC_ISO = os.path.join(ROOT, "build", "x2apic", "wirespeed-x2apic.iso")
 SEGMENTS_ISO = os.path.join(ROOT, "build", "segments", "wirespeed-segments.iso")
+IOMMU_ON_ISO = os.path.join(ROOT, "build", "iommu-on", "wirespeed-iommu-on.iso")
 
 ROOT_PORTS = 72  # more than the 64 functions the PCI layer once kept
 
@@ -326,6 +327,30 @@ def test_iommu_present(iommu, says):
         lines = re.findall(rf"^iommu: {says} \(segment 0\): .*$", text, re.M)
         assert len(lines) == 1, text
         assert lines[0].endswith(("left off", "turned off")), lines
+        ping_both(lab)
+    finally:
+        finish_lab(lab)
+
+
+@pytest.mark.parametrize("iommu,says", [
+    ("intel-iommu", "VT-d unit at 0xfed90000"),
+    ("intel-iommu,intremap=on", "VT-d unit at 0xfed90000"),
+    ("amd-iommu", "AMD-Vi unit at 0xfed80000"),
+])
+def test_iommu_left_on_by_the_firmware(iommu, says):
+    """GRUB turns the IOMMU on after loading the image (tests/system/grub/iommu-on.cfg: VT-d
+    translation and interrupt remapping through tables at 0x80000/0x90000, or AMD-Vi's
+    IommuEn), as some firmware hands over. Without the image turning it off, the NIC's DMA
+    faults in the IOMMU (QEMU: "vtd_iommu_translate: detected translation failure
+    (dev=01:00:00 ...)") while the console still says ready and link up; with it, the unit is
+    turned off before the NICs are probed and both ports answer."""
+    assert os.path.exists(IOMMU_ON_ISO), f"{IOMMU_ON_ISO} missing: make media-test builds it"
+    lab = start_lab("igb", iso=IOMMU_ON_ISO, smp=2,
+                    platform=["-device", iommu] + root_ports(2), nic_buses=["rp0", "rp1"])
+    try:
+        text = lab.guest.text()
+        lines = re.findall(rf"^iommu: {says} \(segment 0\): .*$", text, re.M)
+        assert len(lines) == 1 and lines[0].endswith("on; turned off"), text
         ping_both(lab)
     finally:
         finish_lab(lab)
