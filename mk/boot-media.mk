@@ -90,13 +90,18 @@ $(BROKEN)/wirespeed-broken.iso: $(ELF) $(MEDIA_GRUB_CFG)
 #   x2apic    the boot core's local APIC handed over in x2APIC mode
 #   segments  an MCFG with two PCI segment groups: segment 0 is buses 0-127 and segment 1 buses
 #             128-255 of QEMU's one ECAM window (0xB0000000, where SeaBIOS puts q35's), so a
-#             pxb-pcie root bus numbered 128 is segment 1's (tools/mk-mcfg writes the table)
+#             pxb-pcie root bus numbered 128 is segment 1's
 #   iommu-on  VT-d translation and interrupt remapping, or AMD-Vi, left on
-PLATFORM_ISOS := x2apic segments iommu-on
+#   spcr      an SPCR naming COM2 as the firmware's console (a BMC's Serial-over-LAN)
+# ACPI tables GRUB loads are written by tools/mk-acpi-table into the ISO's /boot.
+PLATFORM_ISOS := x2apic segments iommu-on spcr
 PLATFORM_ISO_FILES := $(foreach p,$(PLATFORM_ISOS),$(BUILD)/$(p)/wirespeed-$(p).iso)
-$(BUILD)/segments/mcfg.aml: tools/mk-mcfg
+$(BUILD)/segments/mcfg.aml: tools/mk-acpi-table
 	@mkdir -p $(dir $@)
-	tools/mk-mcfg $@ 0xB0000000:0:0:127 0xB0000000:1:128:255
+	tools/mk-acpi-table mcfg $@ 0xB0000000:0:0:127 0xB0000000:1:128:255
+$(BUILD)/spcr/spcr.aml: tools/mk-acpi-table
+	@mkdir -p $(dir $@)
+	tools/mk-acpi-table spcr $@ 0x2f8 115200
 
 define PLATFORM_ISO_RULE
 $(BUILD)/$(1)/wirespeed-$(1).iso: tests/system/grub/$(1).cfg $(ELF) $(MEDIA_GRUB_CFG)
@@ -105,11 +110,12 @@ $(BUILD)/$(1)/wirespeed-$(1).iso: tests/system/grub/$(1).cfg $(ELF) $(MEDIA_GRUB
 	sed '/^    if multiboot2 \/boot\/wirespeed.elf; then$$$$/r tests/system/grub/$(1).cfg' \
 		$(MEDIA_GRUB_CFG) > $(BUILD)/$(1)/iso/boot/grub/grub.cfg
 	grep -qF "$$$$(tail -1 tests/system/grub/$(1).cfg)" $(BUILD)/$(1)/iso/boot/grub/grub.cfg
-	if [ -f $(BUILD)/$(1)/mcfg.aml ]; then cp $(BUILD)/$(1)/mcfg.aml $(BUILD)/$(1)/iso/boot/; fi
+	for t in $(BUILD)/$(1)/*.aml; do [ ! -f $$$$t ] || cp $$$$t $(BUILD)/$(1)/iso/boot/; done
 	grub-mkrescue -o $$@ $(BUILD)/$(1)/iso > $(BUILD)/$(1)/grub-mkrescue.log 2>&1 || \
 		{ cat $(BUILD)/$(1)/grub-mkrescue.log; exit 1; }
 endef
 $(foreach p,$(PLATFORM_ISOS),$(eval $(call PLATFORM_ISO_RULE,$(p))))
 $(BUILD)/segments/wirespeed-segments.iso: $(BUILD)/segments/mcfg.aml
+$(BUILD)/spcr/wirespeed-spcr.iso: $(BUILD)/spcr/spcr.aml
 
 media-test: iso pxe $(BROKEN)/wirespeed-broken.iso $(PLATFORM_ISO_FILES)

@@ -15,6 +15,7 @@ from qemu import DEFAULT_ELF, ROOT
 from test_ports import send_udp_flows
 
 X2APIC_ISO = os.path.join(ROOT, "build", "x2apic", "wirespeed-x2apic.iso")
+SPCR_ISO = os.path.join(ROOT, "build", "spcr", "wirespeed-spcr.iso")
 SEGMENTS_ISO = os.path.join(ROOT, "build", "segments", "wirespeed-segments.iso")
 IOMMU_ON_ISO = os.path.join(ROOT, "build", "iommu-on", "wirespeed-iommu-on.iso")
 
@@ -135,6 +136,25 @@ def test_console_on_com2_when_com1_is_absent():
         finish_lab(lab)
 
 
+def test_console_moves_to_the_uart_spcr_names():
+    """Both COM1 and COM2 answer, and the firmware's SPCR (added by GRUB, tools/mk-acpi-table)
+    names COM2, as on a server whose BMC's Serial-over-LAN is COM2: the console leaves the
+    configured COM1 for COM2, says why, and answers commands there (COM1, where GRUB talks,
+    is this test's /dev/null)."""
+    assert os.path.exists(SPCR_ISO), f"{SPCR_ISO} missing: make media-test builds it"
+    serial = ["-serial", "file:/dev/null", "-chardev", "stdio,id=con",
+              "-device", "isa-serial,iobase=0x2f8,irq=3,chardev=con"]
+    lab = start_lab("igb", iso=SPCR_ISO, smp=2, serial=serial)
+    try:
+        text = lab.guest.text()
+        assert re.search(r"^console: COM2 0x2f8 at 115200 8N1, chosen by the firmware's SPCR$",
+                         text, re.M), text
+        lab.guest.command("version", r"^wirespeed \S+ config default rev ")
+        ping_both(lab)
+    finally:
+        finish_lab(lab)
+
+
 def test_no_uart_at_all_boots_and_forwards():
     """No UART anywhere (-serial none): nothing to print to, yet the appliance boots and
     answers on both ports; its console core does not read the all-ones of an absent port as
@@ -226,7 +246,7 @@ def test_nics_behind_a_pxb_expander(nic):
 @BOTH_NICS
 def test_nic_in_pci_segment_group_1(nic):
     """A server with two PCI segment groups: GRUB hands the image an MCFG whose segment 1 holds
-    buses 128-255 (tools/mk-mcfg), and one NIC sits behind a root port on a pxb-pcie root bus
+    buses 128-255 (tools/mk-acpi-table), and one NIC sits behind a root port on a pxb-pcie root bus
     numbered 128. Both windows are taken, the NIC is found as 0001:81:00.0 and driven through
     segment 1's window, the bridge above it (0001:80:00.0) gets Bus Master, and both ports
     answer. Before segment groups were read, only segment 0 was scanned: ports=1."""
