@@ -218,6 +218,9 @@ test_console_line_SRCS := kernel/console_line.c
 test_memmap_SRCS := kernel/memmap.c kernel/err.c
 test_bootinfo_SRCS := kernel/bootinfo.c kernel/memmap.c kernel/err.c
 test_acpi_SRCS := kernel/acpi.c kernel/aml.c kernel/err.c
+# the AML scan for PCI root bridges (_SEG, _BBN, _PXM) on hand-assembled definition blocks
+UNIT_TESTS += test_aml
+test_aml_SRCS := kernel/aml.c
 test_rss_SRCS := drivers/nic/rss.c
 test_neigh_SRCS := net/neigh.c
 test_net_local_SRCS := net/local.c net/neigh.c net/inet.c

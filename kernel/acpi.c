@@ -171,12 +171,16 @@ _Static_assert(sizeof(struct acpi_hpet) == 56, "HPET table is 56 bytes");
 #define ACPI_GAS_IO 1
 
 /* One parse: what the walk needs besides the output. */
+#define ACPI_MAX_SSDTS 64 /* servers ship a few dozen (per-CPU power states, hot plug) */
+
 struct acpi_ctx {
     const struct physmem *pm;
     struct acpi_info *info;
     unsigned seen;     /* bit per acpi_handlers[] entry: a valid table was parsed */
     uint64_t madt_phys;
     uint64_t dsdt_phys; /* from the FADT, 0 if none */
+    uint64_t ssdt_phys[ACPI_MAX_SSDTS]; /* valid SSDTs, read after the DSDT (ACPI loads it first) */
+    unsigned nssdt;
     uint8_t madt_rev;
     char madt_why[ACPI_WARNING_BYTES]; /* why the last MADT candidate was rejected */
 };
@@ -635,21 +639,41 @@ static void acpi_parse_aml(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
                        &info->pci_root_dropped);
 }
 
-/* The DSDT the FADT names (it is not listed in the root table). */
-static void acpi_parse_dsdt(struct acpi_ctx *c)
+/* An SSDT from the root table: read after the DSDT (§5.2.11.2: the namespace is the DSDT's,
+ * then each SSDT's in order). More than ACPI_MAX_SSDTS: said, and the rest not read. */
+static void acpi_note_ssdt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+{
+    (void)t;
+    if (c->nssdt == ACPI_MAX_SSDTS) {
+        acpi_warn(c->info, "SSDT at 0x%lx: more than %u SSDTs, not read", phys, ACPI_MAX_SSDTS);
+        return;
+    }
+    c->ssdt_phys[c->nssdt++] = phys;
+}
+
+/* acpi_read_aml: the definition block at phys (sig DSDT or SSDT), checked again and scanned. */
+static void acpi_read_aml(struct acpi_ctx *c, uint64_t phys, const char *sig)
 {
     char why[ACPI_WARNING_BYTES];
     const uint8_t *t;
 
-    if (c->dsdt_phys == 0) {
-        return;
-    }
-    if (acpi_map_table(c->pm, c->dsdt_phys, "DSDT", sizeof(struct acpi_sdt), &t, why,
-                       sizeof(why)) != 0) {
+    if (acpi_map_table(c->pm, phys, sig, sizeof(struct acpi_sdt), &t, why, sizeof(why)) != 0) {
         acpi_warn(c->info, "%s", why);
         return;
     }
-    acpi_parse_aml(c, t, c->dsdt_phys);
+    acpi_parse_aml(c, t, phys);
+}
+
+/* The namespace's definition blocks: the DSDT the FADT names (not listed in the root table),
+ * then the SSDTs in root-table order. */
+static void acpi_parse_namespace(struct acpi_ctx *c)
+{
+    if (c->dsdt_phys != 0) {
+        acpi_read_aml(c, c->dsdt_phys, "DSDT");
+    }
+    for (unsigned i = 0; i < c->nssdt; i++) {
+        acpi_read_aml(c, c->ssdt_phys[i], "SSDT");
+    }
 }
 
 bool acpi_pci_root_node(const struct acpi_info *info, uint16_t segment, uint8_t root_bus,
@@ -658,7 +682,9 @@ bool acpi_pci_root_node(const struct acpi_info *info, uint16_t segment, uint8_t 
     for (unsigned i = 0; i < info->npci_root; i++) {
         const struct aml_pci_root *r = &info->pci_root[i];
         if (!r->bus_computed && r->segment == segment && r->bus == root_bus) {
-            *node = r->node;
+            if (r->has_node) {
+                *node = r->node;
+            }
             return r->has_node;
         }
     }
@@ -940,7 +966,7 @@ static const struct acpi_handler {
     { "IVRS", ACPI_IOMMU_TABLE_HDR, acpi_parse_ivrs, false },
     { "SRAT", ACPI_SRAT_HDR, acpi_parse_srat, false },
     { "SLIT", ACPI_SLIT_HDR, acpi_parse_slit, false },
-    { "SSDT", sizeof(struct acpi_sdt), acpi_parse_aml, true },
+    { "SSDT", sizeof(struct acpi_sdt), acpi_note_ssdt, true },
 };
 #define ACPI_NHANDLERS (sizeof(acpi_handlers) / sizeof(acpi_handlers[0]))
 
@@ -1074,7 +1100,7 @@ int acpi_parse(const struct physmem *pm, const void *rsdp, size_t rsdp_len,
         rc = acpi_parse_root(&c, xsdt, rsdt, err, errlen);
     }
     if (rc == 0) {
-        acpi_parse_dsdt(&c);
+        acpi_parse_namespace(&c);
     }
     if (rc == 0) {
         rc = acpi_check_required(&c, err, errlen);

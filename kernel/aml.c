@@ -18,6 +18,9 @@
 #define AML_METHOD_OP 0x14
 #define AML_EXT_PREFIX 0x5B
 #define AML_DEVICE_OP 0x82 /* after AML_EXT_PREFIX */
+#define AML_IF_OP 0xA0
+#define AML_ELSE_OP 0xA1
+#define AML_WHILE_OP 0xA2
 #define AML_RETURN_OP 0xA4
 #define AML_ZERO_OP 0x00
 #define AML_ONE_OP 0x01
@@ -266,7 +269,7 @@ static bool aml_is_number_name(const char *seg)
 static bool aml_name_decl(struct aml_cursor *c, struct aml_device *d)
 {
     char seg[5];
-    uint64_t v;
+    uint64_t v = 0;
 
     if (!aml_name_string(c, seg)) {
         return false;
@@ -312,17 +315,28 @@ static bool aml_method_decl(struct aml_cursor *c, struct aml_device *d)
     return true;
 }
 
-/* aml_device_body: the Device's own Name and Method declarations in [c->p, c->end). */
-static void aml_device_body(struct aml_cursor c, struct aml_device *d)
+/* aml_is_block_op: If, Else and While (§20.2.5.3): what they declare is conditional, so it is
+ * stepped over by its PkgLength and never taken for a constant. */
+static bool aml_is_block_op(uint8_t op)
 {
-    while (c.p < c.end) {
+    return op == AML_IF_OP || op == AML_ELSE_OP || op == AML_WHILE_OP;
+}
+
+/*
+ * aml_device_body: the Device's own Name and Method declarations in [c->p, c->end). Each term
+ * or byte looked at costs one unit of *budget; at 0 the body is left (well-formed AML never
+ * gets there: see aml_find_pci_roots).
+ */
+static void aml_device_body(struct aml_cursor c, struct aml_device *d, size_t *budget)
+{
+    while (c.p < c.end && *budget > 0) {
         const uint8_t *at = c.p;
         uint8_t op = *c.p++;
         bool stepped = false;
         if (op == AML_NAME_OP) {
             stepped = aml_name_decl(&c, d);
-        } else if (op == AML_METHOD_OP) {
-            stepped = aml_method_decl(&c, d);
+        } else if (op == AML_METHOD_OP || aml_is_block_op(op)) {
+            stepped = op == AML_METHOD_OP ? aml_method_decl(&c, d) : aml_skip_pkg(&c);
         } else if (op == AML_EXT_PREFIX && c.p < c.end && *c.p == AML_DEVICE_OP) {
             c.p++;
             stepped = aml_skip_pkg(&c); /* a child Device: its names are its own */
@@ -330,11 +344,13 @@ static void aml_device_body(struct aml_cursor c, struct aml_device *d)
         if (!stepped) {
             c.p = at + 1; /* not a term we read: look at the next byte */
         }
+        (*budget)--; /* one term or byte: bounded work (a PkgLength skip is O(1)) */
     }
 }
 
 /* aml_device_at: the Device whose DeviceOp is at p[0..1], if it parses; false otherwise. */
-static bool aml_device_at(const uint8_t *p, const uint8_t *end, struct aml_device *d)
+static bool aml_device_at(const uint8_t *p, const uint8_t *end, struct aml_device *d,
+                          size_t *budget)
 {
     struct aml_cursor c = { p + 2, end };
     uint32_t len;
@@ -349,20 +365,31 @@ static bool aml_device_at(const uint8_t *p, const uint8_t *end, struct aml_devic
     if (!aml_name_string(&c, d->r.name)) {
         return false;
     }
-    aml_device_body(c, d);
+    aml_device_body(c, d, budget);
     return true;
 }
+
+/*
+ * In well-formed AML every byte lies in the direct body of at most one Device, so the body
+ * scans together look at no more bytes than the block has. Hostile AML can make Devices
+ * overlap (or hide in Buffers) so that the same bytes are scanned again and again: a budget of
+ * a few times the block's size bounds the whole scan, and what is found before it runs out is
+ * kept.
+ */
+#define AML_BUDGET_PER_BYTE 4
+#define AML_BUDGET_MIN 4096
 
 unsigned aml_find_pci_roots(const uint8_t *aml, size_t len, struct aml_pci_root *out,
                             unsigned max, unsigned *n, unsigned *dropped)
 {
     const uint8_t *end = aml + len;
+    size_t budget = len * AML_BUDGET_PER_BYTE + AML_BUDGET_MIN;
     unsigned found = 0;
     struct aml_device d;
 
-    for (const uint8_t *p = aml; len >= 2 && p < end - 1; p++) {
-        if (p[0] != AML_EXT_PREFIX || p[1] != AML_DEVICE_OP || !aml_device_at(p, end, &d) ||
-            !d.pci_root) {
+    for (const uint8_t *p = aml; len >= 2 && p < end - 1 && budget > 0; p++) {
+        if (p[0] != AML_EXT_PREFIX || p[1] != AML_DEVICE_OP ||
+            !aml_device_at(p, end, &d, &budget) || !d.pci_root) {
             continue;
         }
         found++;

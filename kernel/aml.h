@@ -31,10 +31,12 @@ struct aml_pci_root {
 /*
  * aml_find_pci_roots: scans an AML definition block's body (a DSDT or SSDT after its 36-byte
  * header) for PCI root bridges and appends them to out[*n..max); roots beyond max are counted
- * in *dropped. Never reads outside aml[0..len) and runs in time linear in len: each byte is
- * looked at once by the search for Devices and once by the Device whose body directly holds it
- * (nested Devices and Methods are stepped over by their PkgLength). Returns the number of roots
- * found in this block, kept or not. Any core, no state.
+ * in *dropped. Never reads outside aml[0..len), and its work is bounded by a budget of a few
+ * times len: in well-formed AML each byte is looked at once by the search for Devices and once
+ * by the Device whose body directly holds it (nested Devices, Methods and If/Else/While blocks
+ * are stepped over by their PkgLength); hostile AML whose Devices overlap stops when the
+ * budget runs out, keeping what it found. Returns the number of roots found in this block,
+ * kept or not. Any core, no state.
  */
 unsigned aml_find_pci_roots(const uint8_t *aml, size_t len, struct aml_pci_root *out,
                             unsigned max, unsigned *n, unsigned *dropped);

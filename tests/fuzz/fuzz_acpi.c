@@ -1,12 +1,15 @@
 /*
  * tests/fuzz/fuzz_acpi.c: libFuzzer harness for kernel/acpi.c: the root table walk and every
- * table parser (MADT, MCFG, HPET, FADT with its PM timer, SPCR, DMAR, IVRS, SRAT, SLIT) on firmware
- * tables that lie.
+ * table parser (MADT, MCFG, HPET, FADT with its PM timer, SPCR, DMAR, IVRS, SRAT, SLIT, and the
+ * DSDT and SSDTs through kernel/aml.c) on firmware tables that lie.
  *
- * The input describes a set of tables, each as: a kind byte (which signature: APIC, MCFG,
- * HPET, FACP, SPCR, DMAR, IVRS, SRAT, SLIT, or anything), a flags byte (bit 0: leave the checksum wrong; bit 1: write
- * a length field other than the body's, from the next two bytes), a 16-bit body length and the
- * body (the bytes after the 36-byte header, zero-padded when the input runs out). The harness
+ * The input describes a set of tables, each as: a kind byte (which signature, modulo 11: APIC,
+ * MCFG, HPET, FACP, SPCR, DMAR, IVRS, SRAT, SLIT, SSDT, DSDT), a flags byte (bit 0: leave the
+ * checksum wrong; bit 1: write a length field other than the body's, from the next two bytes;
+ * for a FACP, bit 2: its 32-bit DSDT field (offset 40) and bit 3: its X_DSDT (offset 140) point
+ * at the table after it, where the body reaches them), a 16-bit body length (big-endian, as
+ * fuzz_u16 reads) and the body (the bytes after the 36-byte header, zero-padded when the input
+ * runs out). The DSDT is listed in the XSDT too, where acpi.c ignores it. The harness
  * lays them out in a fake physical memory with a valid header each (unless told not to), an
  * XSDT and an RSDT listing them and a revision 2 RSDP, so the parsers see every hostile length,
  * count and offset instead of stopping at a checksum.
@@ -14,8 +17,9 @@
  * Invariants: no crash or sanitizer report (reads stay inside fake memory, which ASan guards);
  * acpi_parse returns 0 or an error with a terminated message; every warning is terminated and
  * at most ACPI_MAX_WARNINGS kept; counts within their arrays; a PM timer port has room for its
- * 4 bytes, an SPCR port for its 8 registers; parsing the same memory twice gives the same
- * answer (the parsers keep no state).
+ * 4 bytes, an SPCR port for its 8 registers; PCI roots within their array, each named and
+ * acpi_pci_root_node answering for it as its first (segment, bus) twin says; parsing the same
+ * memory twice gives the same answer (the parsers keep no state).
  */
 #include <stdbool.h>
 #include <string.h>
@@ -81,7 +85,7 @@ static void fa_header(uint8_t *t, const char *sig, uint32_t len_field, size_t re
 static unsigned fa_build(struct fuzz_in *in, uint8_t *mem)
 {
     static const char *const sigs[] = { "APIC", "MCFG", "HPET", "FACP", "SPCR", "DMAR",
-                                        "IVRS", "SRAT", "SLIT", "SSDT" };
+                                        "IVRS", "SRAT", "SLIT", "SSDT", "DSDT" };
     uint64_t where[FA_MAX_TABLES];
     size_t at = FA_TABLES_OFF;
     unsigned n = 0;
@@ -97,13 +101,22 @@ static unsigned fa_build(struct fuzz_in *in, uint8_t *mem)
             break;
         }
         uint8_t *t = mem + at;
+        size_t next = (at + FA_HDR + body + 15) & ~(size_t)15;
         for (size_t i = 0; i < body; i++) {
             t[FA_HDR + i] = fuzz_u8(in);
+        }
+        if (kind % (sizeof(sigs) / sizeof(sigs[0])) == 3) { /* FACP: DSDT = the next table */
+            if ((flags & 4) && FA_HDR + body >= 44) {
+                fa_put32(t + 40, (uint32_t)(FA_BASE + next));
+            }
+            if ((flags & 8) && FA_HDR + body >= 148) {
+                fa_put64(t + 140, FA_BASE + next);
+            }
         }
         fa_header(t, sigs[kind % (sizeof(sigs) / sizeof(sigs[0]))], len_field, FA_HDR + body,
                   flags & 1);
         where[n++] = FA_BASE + at;
-        at = (at + FA_HDR + body + 15) & ~(size_t)15;
+        at = next;
     }
     uint8_t *x = mem + FA_ROOTS_OFF, *r = x + FA_HDR + 8 * FA_MAX_TABLES;
     for (unsigned i = 0; i < n; i++) {
@@ -142,6 +155,23 @@ static void fa_check(const struct acpi_info *info, int rc, const char *err, size
             FUZZ_CHECK((i == j) == (info->slit[i][j] == ACPI_SLIT_LOCAL));
             FUZZ_CHECK(info->slit[i][j] >= ACPI_SLIT_LOCAL);
         }
+    }
+    FUZZ_CHECK(info->npci_root <= ACPI_MAX_PCI_ROOTS && info->aml_tables <= FA_MAX_TABLES + 1);
+    for (unsigned i = 0; i < info->npci_root; i++) {
+        const struct aml_pci_root *r = &info->pci_root[i];
+        uint32_t node = 0;
+        FUZZ_CHECK(memchr(r->name, '\0', sizeof(r->name)) != NULL);
+        if (r->bus_computed) {
+            continue;
+        }
+        unsigned k = 0; /* the first root placed at the same (segment, bus) answers */
+        while (info->pci_root[k].bus_computed || info->pci_root[k].segment != r->segment ||
+               info->pci_root[k].bus != r->bus) {
+            k++;
+        }
+        bool has = acpi_pci_root_node(info, r->segment, r->bus, &node);
+        FUZZ_CHECK(has == info->pci_root[k].has_node);
+        FUZZ_CHECK(!has || node == info->pci_root[k].node);
     }
     for (unsigned i = 0; i < info->nnuma_mem; i++) {
         FUZZ_CHECK(info->numa_mem[i].len != 0 &&

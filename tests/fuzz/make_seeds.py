@@ -823,13 +823,17 @@ def sink_services_seeds():
     return {**sv_iperf3_seeds(), **sv_netperf_seeds(), "discard_and_echo": basic}
 
 
-def acpi_table(kind, body, bad_sum=False, length=None):
+# --- fuzz_acpi: up to 8 tables, each kind, flags, body length, [length field], body -----------
+
+def acpi_table(kind, body, bad_sum=False, length=None, dsdt32=False, x_dsdt=False):
     """One table of fuzz_acpi's input: kind (0 APIC, 1 MCFG, 2 HPET, 3 FACP, 4 SPCR, 5 DMAR,
-    6 IVRS, 7 SRAT, 8 SSDT),
-    flags, body length, [length field], body (the bytes after the 36-byte header)."""
-    flags = (1 if bad_sum else 0) | (2 if length is not None else 0)
-    head = struct.pack("<BBH", kind, flags, len(body))
-    return head + (struct.pack("<H", length) if length is not None else b"") + body
+    6 IVRS, 7 SRAT, 8 SLIT, 9 SSDT, 10 DSDT), flags, body length, [length field], body (the
+    bytes after the 36-byte header). The lengths are big-endian, as the harness's fuzz_u16
+    reads them. dsdt32 / x_dsdt (a FACP): its DSDT / X_DSDT field points at the next table."""
+    flags = ((1 if bad_sum else 0) | (2 if length is not None else 0) | (4 if dsdt32 else 0) |
+             (8 if x_dsdt else 0))
+    head = struct.pack(">BBH", kind, flags, len(body))
+    return head + (struct.pack(">H", length) if length is not None else b"") + body
 
 
 def acpi_madt_body(ncpu, x2apic=False):
@@ -880,6 +884,161 @@ def acpi_seeds():
                                                         0xFED80000, 0, 0) + bytes(4)),
         "lying_lengths": acpi_table(0, acpi_madt_body(2), length=4000) +
                          acpi_table(1, mcfg, length=20) + acpi_table(3, acpi_fadt_body(), True),
+        # q35 with a pxb-pcie root on node 1: the FADT's X_DSDT names the DSDT after it, an
+        # SSDT holds a CXL host bridge; and the same through the 32-bit DSDT field
+        "q35_dsdt_ssdt": acpi_table(0, acpi_madt_body(2)) +
+                         acpi_table(3, acpi_fadt_body(), x_dsdt=True) +
+                         acpi_table(10, aml_qemu_pxb()) + acpi_table(9, aml_cxl()),
+        "dsdt32": acpi_table(0, acpi_madt_body(1)) + acpi_table(3, acpi_fadt_body(), dsdt32=True) +
+                  acpi_table(10, aml_methods()),
+    }
+
+
+# --- fuzz_aml: a definition block's AML (ACPI 6.5 §20), as after a DSDT's 36-byte header ------
+
+def aml_pkg(body, nbytes=0):
+    """§20.2.4 PkgLength (counting itself) then body; nbytes forces the encoding's size."""
+    if not nbytes:
+        n = len(body)
+        nbytes = 1 if n + 1 <= 0x3F else 2 if n + 2 <= 0xFFF else 3 if n + 3 <= 0xFFFFF else 4
+    total = len(body) + nbytes
+    if nbytes == 1:
+        return bytes([total]) + body
+    return (bytes([(nbytes - 1) << 6 | (total & 0xF)]) +
+            bytes((total >> (4 + 8 * i)) & 0xFF for i in range(nbytes - 1)) + body)
+
+
+def aml_int(v, prefix=None):
+    """Zero, One, or the narrowest of BytePrefix, WordPrefix, DWordPrefix, QWordPrefix."""
+    widths = {0x0A: 1, 0x0B: 2, 0x0C: 4, 0x0E: 8}
+    if prefix is None:
+        if v <= 1:
+            return bytes([v])
+        prefix = next(p for p, w in widths.items() if v < 1 << (8 * w))
+    return bytes([prefix]) + v.to_bytes(widths[prefix], "little")
+
+
+def aml_eisa(pnp):
+    """§19.6.35 EisaId("PNP0A08"): 3 letters of 5 bits and 4 hex digits, big-endian, as a
+    DWordConst."""
+    letters = (ord(pnp[0]) - 0x40) << 10 | (ord(pnp[1]) - 0x40) << 5 | (ord(pnp[2]) - 0x40)
+    return b"\x0C" + struct.pack(">HH", letters, int(pnp[3:], 16))
+
+
+def aml_str(text):
+    return b"\x0D" + text.encode() + b"\x00"
+
+
+def aml_name(seg, obj):
+    return b"\x08" + seg.encode() + obj
+
+
+def aml_method(seg, flags, body):
+    return b"\x14" + aml_pkg(seg.encode() + bytes([flags]) + body)
+
+
+def aml_device(name, body, nbytes=0):
+    """Device(name): name is the NameString's bytes (prefixes allowed)."""
+    return b"\x5B\x82" + aml_pkg((name.encode() if isinstance(name, str) else name) + body,
+                                  nbytes)
+
+
+def aml_scope(name, body):
+    return b"\x10" + aml_pkg(name.encode() + body)
+
+
+def aml_buffer(data):
+    return b"\x11" + aml_pkg(aml_int(len(data), 0x0A) + data)
+
+
+def aml_package(*items):
+    return b"\x12" + aml_pkg(bytes([len(items)]) + b"".join(items))
+
+
+def aml_osc():
+    """Method(_OSC, 4) { CreateDWordField(Arg3, Zero, CDW1) If (LEqual(Arg0, uuid)) {
+    Store(0x1F, CDW1) } Return(Arg3) }"""
+    uuid = bytes.fromhex("5b4ddb33f71f1c40965774 41c03dd766")
+    cond = b"\x93\x68" + aml_buffer(uuid) + b"\x70\x0A\x1FCDW1"
+    return aml_method("_OSC", 4, b"\x8A\x6B\x00CDW1" + b"\xA0" + aml_pkg(cond) + b"\xA4\x6B")
+
+
+def aml_crs(lo, hi):
+    """A Word bus number range, an I/O port, the end tag (§6.4.3.5.3, §6.4.2.5, §6.4.2.9)."""
+    return aml_name("_CRS", aml_buffer(
+        struct.pack("<BHBBBHHHHH", 0x88, 13, 2, 0x0C, 0, 0, lo, hi, 0, hi - lo + 1) +
+        bytes.fromhex("4701f80cf80c0108") + b"\x79\x00"))
+
+
+def aml_pci_root(name, uid, bus=None, pxm=None, crs=(0, 0xFF), extra=b""):
+    """A root as QEMU writes one (hw/i386/acpi-build.c): PCI0, or a pxb-pcie's PCxx."""
+    body = aml_name("_UID", aml_int(uid))
+    if bus is not None:
+        body += aml_name("_BBN", aml_int(bus))
+    body += aml_name("_HID", aml_eisa("PNP0A08")) + aml_name("_CID", aml_eisa("PNP0A03"))
+    body += aml_osc()
+    if pxm is not None:
+        body += aml_name("_PXM", aml_int(pxm))
+    body += aml_name("_PRT", aml_package(
+        aml_package(aml_int(0xFFFF), aml_int(0), aml_int(0), aml_int(0x10)),
+        aml_package(aml_int(0xFFFF), aml_int(1), aml_int(0), aml_int(0x11))))
+    return aml_device(name, body + aml_crs(*crs) + extra)
+
+
+def aml_qemu_pxb():
+    """q35's PCI0 (with a child S00) and a pxb-pcie root on bus 0x80, node 1."""
+    s00 = aml_device("S00_", aml_name("_ADR", aml_int(0)))
+    return (aml_scope("\\_SB_", aml_pci_root("PCI0", 0, crs=(0, 0x7F), extra=s00)) +
+            aml_scope("\\_SB_", aml_pci_root("PC80", 0x80, bus=0x80, pxm=1, crs=(0x80, 0xFF))))
+
+
+def aml_cxl():
+    """A CXL host bridge: _HID "ACPI0016", _CID Package { PNP0A08, PNP0A03 }; and a CXL device
+    that is not one, with a _PXM of its own."""
+    cxl0 = (aml_name("_HID", aml_str("ACPI0016")) +
+            aml_name("_CID", aml_package(aml_eisa("PNP0A08"), aml_eisa("PNP0A03"))) +
+            aml_name("_UID", aml_int(1)) + aml_name("_BBN", aml_int(0x35)) +
+            aml_name("_PXM", aml_int(2)) + aml_crs(0x35, 0x3F))
+    cxlm = aml_name("_HID", aml_str("ACPI0017")) + aml_name("_PXM", aml_int(3))
+    return aml_scope("\\_SB_", aml_device("CXL0", cxl0) + aml_device("CXLM", cxlm))
+
+
+def aml_methods():
+    """_PXM and _BBN as methods: Return(constant), Return(Local0), an If; _SEG by width."""
+    def ret(v):
+        return b"\xA4" + aml_int(v)
+
+    pc10 = (aml_name("_HID", aml_eisa("PNP0A08")) + aml_method("_PXM", 0, ret(2)) +
+            aml_method("_BBN", 0, ret(0x10)) + aml_method("_SEG", 0, ret(1)))
+    pc20 = (aml_name("_HID", aml_str("PNP0A03")) +
+            aml_method("_PXM", 0, b"\x70\x0A\x03\x60\xA4\x60") +
+            aml_method("_BBN", 0, b"\xA0" + aml_pkg(b"\x93\x68\x00\xA4\x0A\x20") + ret(0x21)) +
+            aml_name("_SEG", aml_int(2, 0x0B)))
+    pc30 = (aml_name("_HID", aml_eisa("PNP0A03")) + aml_name("_BBN", aml_int(0x30, 0x0C)) +
+            aml_name("_PXM", aml_int(1 << 32)) + aml_name("_SEG", aml_int(3, 0x0E)))
+    return aml_scope("\\_SB_", aml_device("PC10", pc10) + aml_device("PC20", pc20) +
+                     aml_device("PC30", pc30))
+
+
+def aml_seeds():
+    child = aml_device("S08_", aml_name("_ADR", aml_int(0x10000)) + aml_name("_PXM", aml_int(3)))
+    com1 = aml_device("COM1", aml_name("_HID", aml_eisa("PNP0501")) + aml_name("_PXM", aml_int(3)))
+    trap = aml_name("_CRS", aml_buffer(aml_name("_PXM", aml_int(5))))
+    names = b"".join(aml_device(n, aml_name("_HID", aml_eisa("PNP0A08")) +
+                                aml_name("_PXM", aml_int(i)), nbytes=1 + i % 4)
+                     for i, n in enumerate([b"\\PCI1", b"^^PCI2", b"\x2E_SB_PCI3",
+                                            b"\x2F\x03_SB_PCI0PCI4"]))
+    return {
+        "qemu_pxb": aml_qemu_pxb(),
+        "qemu_two_pxb": aml_scope("\\_SB_", aml_pci_root("PCI0", 0, crs=(0, 0x3F)) +
+                                  aml_pci_root("PC40", 0x40, bus=0x40, pxm=0, crs=(0x40, 0x7F)) +
+                                  aml_pci_root("PC80", 0x80, bus=0x80, pxm=1,
+                                               crs=(0x80, 0xFF))),
+        "cxl_cid_package": aml_cxl(),
+        "method_pxm": aml_methods(),
+        "child_and_traps": aml_scope("\\_SB_", aml_device(
+            "PCI1", aml_name("_HID", aml_eisa("PNP0A08")) + child + trap) + com1),
+        "name_strings_pkg_lengths": names,
     }
 
 
@@ -964,6 +1123,7 @@ def main():
         "fuzz_ixgbe_model": ixgbe_model_seeds(),
         "fuzz_sink_services": sink_services_seeds(),
         "fuzz_acpi": acpi_seeds(),
+        "fuzz_aml": aml_seeds(),
     }
     for harness, seeds in sets.items():
         d = os.path.join(root, harness)

@@ -1063,6 +1063,232 @@ static void test_slit_distances(void **state)
     assert_int_equal(w->info.nslit, 0);
 }
 
+/* ---- the DSDT (named by the FADT) and the SSDTs (listed in the root): PCI root bridges ---- */
+
+#define DSDT_OFF (SPARE_OFF + 0x400)
+#define SSDT_OFF (SPARE_OFF + 0xC00)
+
+/*
+ * Device(name) { Name(_HID, EisaId("PNP0A08") or "PNP0A03") [Name(_BBN, bus)]
+ * [Name(_PXM, node)] } at p in AML (ACPI 6.5 §20): 0x5B 0x82, a 1-byte PkgLength counting
+ * itself, the NameSeg, then the Names with ByteConst values; bus or node < 0: left out.
+ * Returns its size.
+ */
+static size_t aml_root(uint8_t *p, const char *name, bool str_hid, int bus, int node)
+{
+    size_t n = 3;
+
+    memcpy(p + n, name, 4);
+    n += 4;
+    if (str_hid) {
+        memcpy(p + n, "\x08_HID\x0DPNP0A03", 14); /* String, NUL-terminated */
+        n += 14;
+    } else {
+        memcpy(p + n, "\x08_HID\x0C\x41\xD0\x0A\x08", 10); /* DWordConst 0x080AD041 */
+        n += 10;
+    }
+    if (bus >= 0) {
+        memcpy(p + n, "\x08_BBN\x0A", 6);
+        p[n + 6] = (uint8_t)bus;
+        n += 7;
+    }
+    if (node >= 0) {
+        memcpy(p + n, "\x08_PXM\x0A", 6);
+        p[n + 6] = (uint8_t)node;
+        n += 7;
+    }
+    p[0] = 0x5B, p[1] = 0x82, p[2] = (uint8_t)(n - 2);
+    assert_true(n - 2 <= 0x3F);
+    return n;
+}
+
+/* A DSDT or SSDT at t: Scope(\_SB_) { body } with a 2-byte PkgLength. */
+static void aml_table(uint8_t *t, const char *sig, const uint8_t *body, size_t n)
+{
+    size_t len = 2 + 5 + n; /* the PkgLength counts itself and what follows it */
+
+    assert_true(len <= 0xFFF);
+    sdt_begin(t, sig, 2);
+    t[36] = 0x10;
+    t[37] = (uint8_t)(0x40 | (len & 0x0F));
+    t[38] = (uint8_t)(len >> 4);
+    memcpy(t + 39, "\\_SB_", 5);
+    memcpy(t + 44, body, n);
+    sdt_end(t, (uint32_t)(44 + n));
+}
+
+/* The FADT's DSDT (offset 40) and X_DSDT (offset 140, when the table reaches it). */
+static void fadt_dsdt(struct world *w, uint32_t dsdt, uint64_t x_dsdt)
+{
+    uint8_t *t = w->b + FADT_OFF;
+    uint32_t len;
+
+    memcpy(&len, t + 4, 4);
+    put32(t, 40, dsdt);
+    if (len >= 148) {
+        put64(t, 140, x_dsdt);
+    }
+    sdt_end(t, len);
+}
+
+/* DSDT: PC40 on node 1 (EisaId _HID), and optionally PCI0 without _PXM; SSDT: PC80 on node 2
+ * ("PNP0A03" _HID); the SSDT listed in the root table, the DSDT only in the FADT. */
+static void build_aml_world(struct world *w, bool with_pci0)
+{
+    static const size_t tables[] = { FADT_OFF, MADT_OFF, HPET_OFF, MCFG_OFF, SSDT_OFF };
+    uint8_t body[128];
+    size_t n = 0;
+
+    if (with_pci0) {
+        n += aml_root(body + n, "PCI0", false, -1, -1);
+    }
+    n += aml_root(body + n, "PC40", false, 0x40, 1);
+    aml_table(w->b + DSDT_OFF, "DSDT", body, n);
+    n = aml_root(body, "PC80", true, 0x80, 2);
+    aml_table(w->b + SSDT_OFF, "SSDT", body, n);
+    build_roots(w, tables, 5);
+}
+
+static void test_pci_roots_from_dsdt_and_ssdt(void **state)
+{
+    struct world *w = *state;
+    const struct acpi_info *a = &w->info;
+    uint32_t node = 0;
+
+    build_aml_world(w, false);
+    fadt_dsdt(w, 0, BASE + DSDT_OFF); /* X_DSDT only */
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->nwarn, 0);
+    assert_int_equal(a->aml_tables, 2);
+    assert_int_equal(a->npci_root, 2);
+    assert_int_equal(a->pci_root_dropped, 0);
+    assert_string_equal(a->pci_root[0].name, "PC40"); /* the DSDT first, as ACPI loads it */
+    assert_string_equal(a->pci_root[1].name, "PC80");
+    assert_true(acpi_pci_root_node(a, 0, 0x40, &node));
+    assert_int_equal(node, 1);
+    assert_true(acpi_pci_root_node(a, 0, 0x80, &node));
+    assert_int_equal(node, 2);
+    assert_false(acpi_pci_root_node(a, 0, 0x41, &node)); /* no root starts there */
+    assert_false(acpi_pci_root_node(a, 0, 0x00, &node));
+    assert_false(acpi_pci_root_node(a, 1, 0x40, &node)); /* another segment */
+
+    /* the 32-bit field when X_DSDT is 0; PCI0 (bus 0 without _BBN) has no _PXM */
+    build_aml_world(w, true);
+    fadt_dsdt(w, (uint32_t)(BASE + DSDT_OFF), 0);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->nwarn, 0);
+    assert_int_equal(a->aml_tables, 2);
+    assert_int_equal(a->npci_root, 3);
+    assert_string_equal(a->pci_root[0].name, "PCI0");
+    node = 77;
+    assert_false(acpi_pci_root_node(a, 0, 0x00, &node));
+    assert_true(acpi_pci_root_node(a, 0, 0x40, &node));
+    assert_int_equal(node, 1);
+    assert_true(acpi_pci_root_node(a, 0, 0x80, &node));
+    assert_int_equal(node, 2);
+
+    /* both set: X_DSDT wins (the 32-bit one points at a table that would be refused) */
+    fadt_dsdt(w, (uint32_t)(BASE + SPARE_OFF), BASE + DSDT_OFF);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->nwarn, 0);
+    assert_int_equal(a->npci_root, 3);
+
+    /* an ACPI 1.0 FADT (116 bytes) has no X_DSDT: the 8 bytes at 140 belong to whatever
+     * follows it and are not read */
+    build_fadt(w->b + FADT_OFF, 116);
+    fadt_dsdt(w, (uint32_t)(BASE + DSDT_OFF), 0);
+    put64(w->b + FADT_OFF, 140, BASE + SPARE_OFF);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->nwarn, 0);
+    assert_int_equal(a->aml_tables, 2);
+    assert_int_equal(a->npci_root, 3);
+
+    /* an SSDT root whose _BBN (0x140, a WordConst) is no bus: not placed, so it cannot answer
+     * for bus 0x40 although its low byte matches */
+    static const uint8_t pcix[] = { 0x5B, 0x82, 30, 'P', 'C', 'I', 'X',
+                                    0x08, '_', 'H', 'I', 'D', 0x0C, 0x41, 0xD0, 0x0A, 0x08,
+                                    0x08, '_', 'B', 'B', 'N', 0x0B, 0x40, 0x01,
+                                    0x08, '_', 'P', 'X', 'M', 0x0A, 0x07 };
+    aml_table(w->b + SSDT_OFF, "SSDT", pcix, sizeof(pcix));
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->npci_root, 3);
+    assert_string_equal(a->pci_root[2].name, "PCIX");
+    assert_true(a->pci_root[2].bus_computed);
+    assert_int_equal(a->pci_root[2].bus, 0x40);
+    assert_true(acpi_pci_root_node(a, 0, 0x40, &node));
+    assert_int_equal(node, 1);
+}
+
+static void test_dsdt_refused(void **state)
+{
+    struct world *w = *state;
+    const struct acpi_info *a = &w->info;
+    uint32_t node;
+
+    build_aml_world(w, true);
+    fadt_dsdt(w, 0, BASE + DSDT_OFF);
+    w->b[DSDT_OFF + 50]++; /* checksum off by one: no roots from it, said so */
+    assert_int_equal(parse(w), 0);
+    assert_true(warned(w, "DSDT at 0x7ffe2400: checksum 0x1, expected 0"));
+    assert_int_equal(a->aml_tables, 1);
+    assert_int_equal(a->npci_root, 1); /* the SSDT's */
+    assert_false(acpi_pci_root_node(a, 0, 0x40, &node));
+    assert_true(acpi_pci_root_node(a, 0, 0x80, &node));
+
+    w->b[DSDT_OFF + 50]--;
+    memcpy(w->b + SSDT_OFF, "SSDX", 4); /* not an SSDT: not read, no warning */
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->nwarn, 0);
+    assert_int_equal(a->aml_tables, 1);
+    assert_int_equal(a->npci_root, 2);
+
+    fadt_dsdt(w, 0, 0xFFFFF000ULL); /* outside memory */
+    assert_int_equal(parse(w), 0);
+    assert_true(warned(w, "DSDT at 0xfffff000: not in mapped memory"));
+    assert_int_equal(a->aml_tables, 0);
+
+    fadt_dsdt(w, 0, BASE + MADT_OFF); /* not a DSDT */
+    assert_int_equal(parse(w), 0);
+    assert_true(warned(w, "DSDT at 0x7ffe0400: signature 'APIC'"));
+    assert_int_equal(a->npci_root, 0);
+}
+
+/* Every SSDT is read (not only the first), and roots past ACPI_MAX_PCI_ROOTS are counted. */
+static void test_ssdts_and_too_many_roots(void **state)
+{
+    struct world *w = *state;
+    static const size_t tables[] = { FADT_OFF, MADT_OFF, SSDT_OFF, SPARE_OFF + 0xE00 };
+    const struct acpi_info *a = &w->info;
+    uint8_t body[ACPI_MAX_PCI_ROOTS * 32];
+    char name[5] = "R000";
+    size_t n = 0;
+    uint32_t node;
+
+    for (unsigned i = 0; i < ACPI_MAX_PCI_ROOTS; i++) { /* R000..R031 on buses 0..31 */
+        name[2] = (char)('0' + i / 10), name[3] = (char)('0' + i % 10);
+        n += aml_root(body + n, name, false, (int)i, (int)(i % 4));
+    }
+    aml_table(w->b + DSDT_OFF, "DSDT", body, n);
+    n = aml_root(body, "PCIA", false, 0xA0, 3);
+    n += aml_root(body + n, "PCIB", true, 0xB0, 5);
+    aml_table(w->b + SSDT_OFF, "SSDT", body, n);
+    n = aml_root(body, "PCIC", false, 0xC0, 6);
+    aml_table(w->b + SPARE_OFF + 0xE00, "SSDT", body, n);
+    build_roots(w, tables, 4);
+    fadt_dsdt(w, 0, BASE + DSDT_OFF);
+    assert_int_equal(parse(w), 0);
+    assert_int_equal(a->aml_tables, 3);
+    assert_int_equal(a->npci_root, ACPI_MAX_PCI_ROOTS);
+    assert_int_equal(a->pci_root_dropped, 3); /* the DSDT's 32 came first: the SSDTs' 3 */
+    assert_true(acpi_pci_root_node(a, 0, 31, &node));
+    assert_int_equal(node, 3);
+    assert_true(acpi_pci_root_node(a, 0, 28, &node));
+    assert_int_equal(node, 0);
+    assert_false(acpi_pci_root_node(a, 0, 0xA0, &node)); /* dropped */
+    assert_false(acpi_pci_root_node(a, 0, 0xB0, &node));
+    assert_false(acpi_pci_root_node(a, 0, 0xC0, &node));
+}
+
 static void test_warnings_overflow_and_null_entries(void **state)
 {
     struct world *w = *state;
@@ -1299,6 +1525,9 @@ int main(void)
         T(test_dmar_and_ivrs),
         T(test_srat_nodes),
         T(test_slit_distances),
+        T(test_pci_roots_from_dsdt_and_ssdt),
+        T(test_dsdt_refused),
+        T(test_ssdts_and_too_many_roots),
         T(test_warnings_overflow_and_null_entries),
         T(test_unknown_and_duplicate_tables),
         T(test_random_corruption),
