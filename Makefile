@@ -65,7 +65,8 @@ KERNEL_SRCS := \
 LWIP_DIR := build/src/lwip-2.1.3/src
 LWIP_SRCS := $(addprefix $(LWIP_DIR)/core/,init.c def.c inet_chksum.c ip.c mem.c memp.c netif.c \
 	pbuf.c stats.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
-	$(addprefix $(LWIP_DIR)/core/ipv4/,icmp.c ip4.c ip4_addr.c ip4_frag.c)
+	$(addprefix $(LWIP_DIR)/core/ipv4/,icmp.c ip4.c ip4_addr.c ip4_frag.c) \
+	$(addprefix $(LWIP_DIR)/core/ipv6/,icmp6.c inet6.c ip6.c ip6_addr.c ip6_frag.c nd6.c mld6.c)
 LWIP_INC := -Inet/lwip-port -I$(LWIP_DIR)/include
 # Third-party code keeps its own style: our warnings, but not as errors.
 LWIP_CFLAGS := $(filter-out -Werror -Wextra,$(KCFLAGS)) $(LWIP_INC)

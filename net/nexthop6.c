@@ -209,6 +209,39 @@ void nexthop6_solicit(unsigned core, const struct net_port *ifc, const uint8_t *
     nexthop6_ns_send(core, ifc, target, NULL);
 }
 
+bool nexthop6_neighbour_known(const uint8_t *dst)
+{
+    int nh = nexthop6_lookup(dst);
+    uint8_t mac[6];
+    if (nh < 0 || nexthop6_table[nh].kind != NEXTHOP_FORWARD) {
+        return false;
+    }
+    const struct nexthop6 *hop = &nexthop6_table[nh];
+    return neigh_lookup_key(&nexthop6_neighbours,
+                            nexthop6_key(hop->port->index, nexthop6_next(hop, dst)), mac);
+}
+
+enum nexthop_result nexthop6_resolve(unsigned core, const uint8_t *dst, unsigned *port,
+                                     uint8_t mac[6])
+{
+    int nh = nexthop6_lookup(dst);
+    if (nh < 0 || nexthop6_table[nh].kind != NEXTHOP_FORWARD) {
+        return NEXTHOP_NO_ROUTE;
+    }
+    const struct nexthop6 *hop = &nexthop6_table[nh];
+    struct nic_port *out = hop->port;
+    const uint8_t *next = nexthop6_next(hop, dst);
+    if (!out->link_up || !nic_queue_usable(out, core)) {
+        return NEXTHOP_PORT_DOWN;
+    }
+    if (!neigh_lookup_use_key(&nexthop6_neighbours, nexthop6_key(out->index, next), mac)) {
+        nexthop6_solicit(core, hop->ifc, next, time_ns());
+        return NEXTHOP_UNRESOLVED;
+    }
+    *port = out->index;
+    return NEXTHOP_OK;
+}
+
 /* --- learning and aging (core 0: the cache's writer) ----------------------------------------- */
 
 /*

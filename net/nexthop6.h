@@ -21,6 +21,7 @@
 
 #include "net/fib6.h"
 #include "net/neigh.h"
+#include "net/nexthop.h"
 
 struct nic_port;
 struct net_port;
@@ -70,6 +71,16 @@ void nexthop6_solicit(unsigned core, const struct net_port *ifc, const uint8_t *
 /* nexthop6_learn: apply what net_local6_input reported (a neighbour's link-layer address from
  * a solicitation or an advertisement, RFC 4861 7.2.3 and 7.2.5) to the cache. Core 0 only. */
 void nexthop6_learn(unsigned iface, const struct net6_learn *l, uint64_t now);
+
+/* nexthop6_resolve: the port and MAC a datagram to dst (16 bytes) leaves by, from `core`
+ * (lwIP's IPv6 output: the FIB decides, as nexthop_resolve for IPv4); an unknown next hop gets
+ * a solicitation and NEXTHOP_UNRESOLVED. Link-local destinations have no FIB entry: no route.
+ * Owning core. */
+enum nexthop_result nexthop6_resolve(unsigned core, const uint8_t *dst, unsigned *port,
+                                     uint8_t mac[6]);
+
+/* nexthop6_neighbour_known: dst's next hop has a MAC (the SYN-flood defence asks). Any core. */
+bool nexthop6_neighbour_known(const uint8_t *dst);
 
 /* nexthop6_stats_of: the solicitation counters of port sent from core. */
 const struct nexthop6_stats *nexthop6_stats_of(unsigned port, unsigned core);

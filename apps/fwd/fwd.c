@@ -337,6 +337,8 @@ static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const st
         nexthop_send(core, np, b);
     } else if (v == NET_PASS) {
         fwd_route6_one(fc, &fwd_stats[in->index][core], np, core, b, now);
+    } else if (v == NET_SINK) {
+        handoff_to_sink(core, b); /* TCP/UDP to our address: lwIP's core (apps/sink) */
     } else {
         pkb_free(b, (uint16_t)core);
     }

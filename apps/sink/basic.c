@@ -206,9 +206,9 @@ static void basic_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const
 static void basic_listen(enum sink_service svc, u16_t port)
 {
     void *arg = (void *)(uintptr_t)svc;
-    struct tcp_pcb *t = tcp_new();
+    struct tcp_pcb *t = tcp_new_ip_type(IPADDR_TYPE_ANY); /* IPv4 and IPv6 */
     struct tcp_pcb *l = NULL;
-    if (t && tcp_bind(t, IP_ADDR_ANY, port) == ERR_OK) {
+    if (t && tcp_bind(t, IP_ANY_TYPE, port) == ERR_OK) {
         l = tcp_listen(t);
     }
     if (l == NULL) {
@@ -220,8 +220,8 @@ static void basic_listen(enum sink_service svc, u16_t port)
         tcp_arg(l, arg);
         tcp_accept(l, basic_accept);
     }
-    struct udp_pcb *u = udp_new();
-    if (u == NULL || udp_bind(u, IP_ADDR_ANY, port) != ERR_OK) {
+    struct udp_pcb *u = udp_new_ip_type(IPADDR_TYPE_ANY);
+    if (u == NULL || udp_bind(u, IP_ANY_TYPE, port) != ERR_OK) {
         kprintf("sink: cannot bind UDP port %u\n", port);
         if (u) {
             udp_remove(u);

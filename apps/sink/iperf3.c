@@ -666,11 +666,11 @@ void iperf3_init(void)
         iperf3_payload[i] = (uint8_t)(i * 131 + 7);
     }
     sink_netif_constant(iperf3_payload, sizeof(iperf3_payload)); /* never written again */
-    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_ANY); /* IPv4 and IPv6 */
     err_t err = pcb ? ERR_OK : ERR_MEM;
     if (pcb) {
         ip_set_option(pcb, SOF_KEEPALIVE); /* inherited: a client that vanishes is found */
-        err = tcp_bind(pcb, IP4_ADDR_ANY, CONFIG_SINK_IPERF3_PORT);
+        err = tcp_bind(pcb, IP_ANY_TYPE, CONFIG_SINK_IPERF3_PORT);
     }
     struct tcp_pcb *lpcb = err == ERR_OK ? tcp_listen(pcb) : NULL;
     if (!lpcb) {
@@ -682,8 +682,8 @@ void iperf3_init(void)
         return;
     }
     tcp_accept(lpcb, iperf3_on_accept);
-    iperf3_udp = udp_new_ip_type(IPADDR_TYPE_V4);
-    err = iperf3_udp ? udp_bind(iperf3_udp, IP4_ADDR_ANY, CONFIG_SINK_IPERF3_PORT) : ERR_MEM;
+    iperf3_udp = udp_new_ip_type(IPADDR_TYPE_ANY);
+    err = iperf3_udp ? udp_bind(iperf3_udp, IP_ANY_TYPE, CONFIG_SINK_IPERF3_PORT) : ERR_MEM;
     if (err != ERR_OK) {
         kprintf("iperf3: cannot bind UDP port %d (lwIP error %d); TCP tests only\n",
                 CONFIG_SINK_IPERF3_PORT, err);

@@ -72,12 +72,18 @@ void sink_random_init(void)
 u32_t sink_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
                    u16_t remote_port)
 {
-    uint64_t m[2] = {
-        ((uint64_t)ip4_addr_get_u32(local_ip) << 32) | ip4_addr_get_u32(remote_ip),
-        ((uint64_t)local_port << 16) | remote_port,
-    };
+    uint64_t m[5] = { ((uint64_t)local_port << 16) | remote_port };
+    size_t n = 2;
+    if (IP_IS_V6(local_ip)) { /* the 4-tuple whole: both 128-bit addresses */
+        memcpy(&m[1], ip_2_ip6(local_ip)->addr, 16);
+        memcpy(&m[3], ip_2_ip6(remote_ip)->addr, 16);
+        n = 5;
+    } else {
+        m[1] = ((uint64_t)ip4_addr_get_u32(ip_2_ip4(local_ip)) << 32) |
+               ip4_addr_get_u32(ip_2_ip4(remote_ip));
+    }
     uint32_t clock = (uint32_t)(time_ns() / 4000); /* RFC 6528's M: 4 us ticks */
-    return clock + (uint32_t)siphash24(isn_key, m, 2);
+    return clock + (uint32_t)siphash24(isn_key, m, n);
 }
 
 /* sink_rand: xorshift64* (Vigna); for IP IDs and ephemeral ports, not for secrets. */

@@ -1,6 +1,6 @@
 /*
  * net/lwip-port/lwipopts.h: lwIP 2.1.3 as the appliance's sink uses it: NO_SYS raw API on one
- * core, IPv4 TCP and UDP only, tuned for receiving at 10 GbE on a LAN. Every value that
+ * core, TCP and UDP over IPv4 and IPv6, tuned for receiving at 10 GbE on a LAN. Every value that
  * differs from lwIP's opt.h says why. Received frames are not in lwIP's pools at all: they
  * are the NIC driver's buffers wrapped as custom pbufs (net/lwip-port/sink_netif.c).
  */
@@ -36,7 +36,6 @@
 
 /* --- IPv4 ------------------------------------------------------------------------------------ */
 #define LWIP_IPV4 1
-#define LWIP_IPV6 0
 #define LWIP_ARP 0      /* the netif resolves next hops with the forwarder's neighbour table */
 #define LWIP_ETHERNET 0 /* the glue strips and builds Ethernet headers itself */
 #define IP_FORWARD 0
@@ -56,6 +55,24 @@
 #define LWIP_NETIF_LOOPBACK 0
 #define LWIP_HAVE_LOOPIF 0
 #define LWIP_SINGLE_NETIF 0 /* one netif per addressed port */
+
+/* --- IPv6: the sink answers on the ports' global addresses (portN.address6). Neighbour
+ * discovery, duplicate address detection, router advertisements and echo are the appliance's
+ * own (net/local6, net/dad6, net/ra6): local6 hands lwIP only TCP and UDP to our addresses, and
+ * lwIP's IPv6 output resolves next hops with the forwarder's cache (nexthop6_resolve), so
+ * lwIP's own ND, MLD and autoconfiguration stay off or idle. */
+#define LWIP_IPV6 1
+#define LWIP_IPV6_NUM_ADDRESSES 1 /* the global address; link-local peers are not served */
+#define LWIP_IPV6_MLD 0
+#define LWIP_IPV6_AUTOCONFIG 0
+#define LWIP_IPV6_DUP_DETECT_ATTEMPTS 0
+#define LWIP_IPV6_SEND_ROUTER_SOLICIT 0
+#define LWIP_ND6_ALLOW_RA_UPDATES 0
+#define LWIP_ND6_QUEUEING 0
+#define LWIP_IPV6_DHCP6 0
+#define LWIP_IPV6_REASS 0 /* net/local6 drops fragments to us (counted ip6_fragment) */
+#define LWIP_IPV6_FRAG 1  /* lwIP fragments what it sends above the MTU (UDP -l > MTU) */
+#define LWIP_ICMP6 1      /* lwIP's own errors: port unreachable for UDP */
 
 /* --- UDP and TCP ---------------------------------------------------------------------------- */
 #define LWIP_UDP 1

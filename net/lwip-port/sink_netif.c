@@ -5,14 +5,18 @@
 #include <string.h>
 
 #include "drivers/nic/nic_tx.h"
+#include "lwip/ip.h"
 #include "lwip/ip4.h"
+#include "lwip/ip6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "net/gro.h"
 #include "net/handoff.h"
 #include "net/iface.h"
 #include "net/inet.h"
+#include "net/inet6.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 
 /* lwIP never sums an outgoing TCP segment: sink_tx_tcp_csum leaves it to the NIC or sums it
  * once the frame is built (NETIF_CHECKSUM_GEN_TCP is off on every netif). What lwIP checks on
@@ -91,17 +95,20 @@ void sink_netif_input(struct pkb *b)
         handoff_buffer_done(b);
         return;
     }
-    /* net/local.c checked the IPv4 header: total length fits the frame. */
-    uint16_t ip_len = inet_load_be16(b->data + INET_ETH_HDR_BYTES + 2);
+    /* net/local.c (local6.c) checked the IP header: the datagram's length fits the frame. */
+    const uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    bool v6 = (ip[0] >> 4) == 6;
+    uint16_t ip_len = v6 ? (uint16_t)(INET_IPV6_HDR_BYTES + inet_load_be16(ip + 4))
+                         : inet_load_be16(ip + 2);
     struct pbuf *p = sink_wrap(b, b->data + INET_ETH_HDR_BYTES, ip_len);
-    if (nic_rx_l4_csum_ok(b)) {
+    if (nic_rx_l4_csum_ok(b) && !v6) { /* IPv6: lwIP sums it (the NIC's verdict is untried) */
         st->rx_csum_offloaded++;
         NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_NIC_CHECKED);
     } else {
         NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_SW_CHECKED);
     }
     sink_note_held();
-    n->input(p, n); /* ip4_input: always consumes p */
+    n->input(p, n); /* ip_input (either version): always consumes p */
 }
 
 /*
@@ -228,6 +235,21 @@ static void sink_tx_tcp_csum(struct pkb *b, const struct nic_port *out)
     }
 }
 
+/* sink_tx_tcp6_csum: the TCP checksum of the IPv6 segment in frame b (no extension header:
+ * lwIP adds none to TCP), summed here: the TX rings' checksum context is TCP over IPv4
+ * (RFC 8200 8.1: the pseudo-header is both addresses, the upper-layer length and 6). */
+static void sink_tx_tcp6_csum(struct pkb *b)
+{
+    uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    uint16_t tcp_len = inet_load_be16(ip + 4);
+    uint8_t *tcp = ip + INET_IPV6_HDR_BYTES;
+    uint32_t sum = inet_csum_add(0, ip + 8, 32) + INET_PROTO_TCP + tcp_len;
+    inet_store_be16(tcp + 16, 0);
+    sum = inet_csum_add(sum, tcp, tcp_len);
+    inet_store_be16(tcp + 16, inet_csum_fold(sum));
+    sink_netif_stats.tx_csum_sw++;
+}
+
 /* Memory that never changes while the image runs (the services' constant payloads): a
  * segment whose data lies in it may leave by reference. */
 #define SINK_CONSTANT_REGIONS 4
@@ -294,7 +316,8 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
     pkb_tx_own(b);
     __builtin_memcpy(b->data, mac, 6); /* inlined: -ffreestanding would make these calls */
     __builtin_memcpy(b->data + 6, out->mac, 6);
-    inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);
+    bool v6 = (((const uint8_t *)p->payload)[0] >> 4) == 6;
+    inet_store_be16(b->data + 12, v6 ? INET_ETHERTYPE_IPV6 : INET_ETHERTYPE_IPV4);
     uint32_t len = INET_ETH_HDR_BYTES;
     if (ref != NULL) {
         memcpy(b->data + len, p->payload, p->len); /* the headers, in one piece */
@@ -313,19 +336,20 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
     }
     b->len = (uint16_t)len;
     const uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
-    if (ip[9] == INET_PROTO_TCP && (inet_load_be16(ip + 6) & 0x3FFFu) == 0) {
+    if (v6 && ip[6] == INET_PROTO_TCP) {
+        sink_tx_tcp6_csum(b);
+    } else if (!v6 && ip[9] == INET_PROTO_TCP && (inet_load_be16(ip + 6) & 0x3FFFu) == 0) {
         sink_tx_tcp_csum(b, out); /* a fragment's checksum is not its own: not lwIP's TCP */
     }
     return b;
 }
 
-static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t *dst)
+/* sink_netif_send: lwIP's datagram p out of the port and to the MAC resolution gave. */
+static err_t sink_netif_send(struct pbuf *p, enum nexthop_result r, unsigned port,
+                             const uint8_t *mac)
 {
     struct sink_netif_stats *st = &sink_netif_stats;
-    unsigned port = 0;
-    uint8_t mac[6];
-    (void)n; /* the FIB, not lwIP's netif choice, decides the egress port */
-    switch (nexthop_resolve(sink_core, lwip_ntohl(ip4_addr_get_u32(dst)), &port, mac)) {
+    switch (r) {
     case NEXTHOP_OK:
         break;
     case NEXTHOP_NO_ROUTE:
@@ -348,6 +372,27 @@ static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t
     return ERR_OK;
 }
 
+/* lwIP's IPv4 output: the FIB, not lwIP's netif choice, decides the egress port. */
+static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t *dst)
+{
+    unsigned port = 0;
+    uint8_t mac[6];
+    (void)n;
+    enum nexthop_result r = nexthop_resolve(sink_core, lwip_ntohl(ip4_addr_get_u32(dst)),
+                                            &port, mac);
+    return sink_netif_send(p, r, port, mac);
+}
+
+/* lwIP's IPv6 output: likewise, by the IPv6 FIB and neighbour cache (net/nexthop6). */
+static err_t sink_netif_output6(struct netif *n, struct pbuf *p, const ip6_addr_t *dst)
+{
+    unsigned port = 0;
+    uint8_t mac[6];
+    (void)n;
+    enum nexthop_result r = nexthop6_resolve(sink_core, (const uint8_t *)dst->addr, &port, mac);
+    return sink_netif_send(p, r, port, mac);
+}
+
 /* The MTU every netif gets: the smallest of the addressed ports' (portN.mtu). lwIP's own
  * choice of netif need not be the port the FIB sends by (sink_netif_output), so only the
  * smallest keeps every segment within the MTU of whichever port it leaves by. */
@@ -359,9 +404,25 @@ static err_t sink_netif_setup(struct netif *n)
     n->name[1] = (char)('0' + ((const struct nic_port *)n->state)->index % 10);
     n->mtu = sink_netif_mtu;
     n->output = sink_netif_output;
+    n->output_ip6 = sink_netif_output6;
     n->flags = NETIF_FLAG_BROADCAST;
     NETIF_SET_CHECKSUM_CTRL(n, SINK_CSUM_SW_CHECKED); /* netif_add turned all on just before */
     return ERR_OK;
+}
+
+/* sink_netif_add6: the port's global IPv6 address on its netif, valid at once (net/dad6 does
+ * the detection), and local6 told to hand TCP and UDP to it over IPv6 too. */
+static void sink_netif_add6(struct netif *n, struct net_iface6 *ifc6)
+{
+    if (!ifc6->enabled || !ifc6->has_global) {
+        return;
+    }
+    ip6_addr_t a;
+    memcpy(a.addr, ifc6->global, sizeof(a.addr)); /* both in network byte order */
+    ip6_addr_clear_zone(&a);
+    netif_ip6_addr_set(n, 0, &a);
+    netif_ip6_addr_set_state(n, 0, IP6_ADDR_PREFERRED);
+    ifc6->sink = true;
 }
 
 unsigned sink_netif_init(unsigned core)
@@ -386,13 +447,14 @@ unsigned sink_netif_init(unsigned core)
         ip4_addr_set_u32(&mask, lwip_htonl(ifc->prefix_len ? ~0U << (32 - ifc->prefix_len) : 0));
         ip4_addr_set_zero(&gw);
         struct netif *n = netif_add(&sink_netifs[i], &ip, &mask, &gw, p, sink_netif_setup,
-                                    ip4_input);
+                                    ip_input);
         if (n == NULL) {
             continue;
         }
         if (added == 0) {
             netif_set_default(n); /* lwIP's choice only; sink_netif_output routes by the FIB */
         }
+        sink_netif_add6(n, &net_port(i)->ifc6);
         netif_set_up(n);
         netif_set_link_up(n);
         sink_netif_of[i] = n;

@@ -9,6 +9,7 @@
 #include "lwip/tcp.h"
 #include "net/lwip-port/lwip_hooks.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 
 struct lwport_tcp_stats lwport_tcp_stats;
 
@@ -61,6 +62,14 @@ void lwport_tcp_ack_burst(void)
  * Instead one half-open connection of that listener is reset to make room: the oldest whose
  * peer we cannot even reach (no route, or no ARP answer: our SYN-ACK never left), else the
  * oldest. A real client is reachable and completes its handshake within a round trip. */
+static bool lwport_peer_reachable(const ip_addr_t *a)
+{
+    if (IP_IS_V6(a)) {
+        return nexthop6_neighbour_known((const uint8_t *)ip_2_ip6(a)->addr);
+    }
+    return nexthop_neighbour_known(lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(a))));
+}
+
 static void lwport_evict_half_open(struct tcp_pcb_listen *l)
 {
     struct tcp_pcb *oldest = NULL, *unreachable = NULL;
@@ -72,7 +81,7 @@ static void lwport_evict_half_open(struct tcp_pcb_listen *l)
         if (oldest == NULL || age > (u32_t)(tcp_ticks - oldest->tmr)) {
             oldest = p;
         }
-        if (!nexthop_neighbour_known(lwip_ntohl(ip4_addr_get_u32(&p->remote_ip))) &&
+        if (!lwport_peer_reachable(&p->remote_ip) &&
             (unreachable == NULL || age > (u32_t)(tcp_ticks - unreachable->tmr))) {
             unreachable = p;
         }

@@ -6,6 +6,7 @@
  * and panic (kernel/panic.c).
  */
 #include "net/iface.h"
+#include "net/nexthop6.h"
 #include "tests/fakes/fake_sink_platform.h"
 #include "tests/hostsim/sink_peer.h"
 
@@ -321,6 +322,21 @@ bool nexthop_neighbour_known(uint32_t dst)
     unsigned port;
     uint8_t mac[6];
     return fsp_hop == NEXTHOP_OK && nexthop_resolve(0, dst, &port, mac) == NEXTHOP_OK;
+}
+
+/* --- net/nexthop6.h: the fake platform has no IPv6 peers (the QEMU tests speak IPv6) --------- */
+
+enum nexthop_result nexthop6_resolve(unsigned core, const uint8_t *dst, unsigned *port,
+                                     uint8_t mac[6])
+{
+    (void)core, (void)dst, (void)port, (void)mac;
+    return NEXTHOP_NO_ROUTE;
+}
+
+bool nexthop6_neighbour_known(const uint8_t *dst)
+{
+    (void)dst;
+    return false;
 }
 
 /* --- kernel/time.h, kernel/loop.h, kernel/console.h, kernel/panic.h ---------------------------- */

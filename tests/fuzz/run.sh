@@ -136,7 +136,8 @@ build_lwip() {
         [[ $f == -Werror ]] || flags+=("$f")
     done
     for f in init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in tcp_out timeouts udp \
-            ipv4/icmp ipv4/ip4 ipv4/ip4_addr ipv4/ip4_frag; do
+            ipv4/icmp ipv4/ip4 ipv4/ip4_addr ipv4/ip4_frag \
+            ipv6/icmp6 ipv6/inet6 ipv6/ip6 ipv6/ip6_addr ipv6/ip6_frag ipv6/nd6 ipv6/mld6; do
         o=$OUT/lwip/${f//\//_}.o
         # shellcheck disable=SC2086
         "$CC" "${flags[@]}" $LWIP_FUZZ_FLAGS -c "$LWIP_DIR/core/$f.c" -o "$o" || return 1

@@ -180,9 +180,7 @@ static void test_siphash_reference_vectors(void **state)
 
 static u32_t ts_isn(uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport)
 {
-    ip_addr_t l, r;
-    ip_addr_set_ip4_u32(&l, lwip_htonl(lip));
-    ip_addr_set_ip4_u32(&r, lwip_htonl(rip));
+    ip_addr_t l = IPADDR4_INIT(lwip_htonl(lip)), r = IPADDR4_INIT(lwip_htonl(rip));
     return sink_tcp_isn(&l, lport, &r, rport);
 }
 
