@@ -161,9 +161,9 @@ static void np_session_free(struct np_session *s, bool reset, const char *why)
         s->ctl = NULL;
     }
     s->state = NP_FREE;
-    char addr[IP4ADDR_STRLEN_MAX];
+    char addr[IPADDR_STRLEN_MAX];
     kprintf("netperf: client %s %s%s%s; %llu connections held\n",
-            ip4addr_ntoa_r(ip_2_ip4(&s->peer), addr, sizeof(addr)), why,
+            ipaddr_ntoa_r(&s->peer, addr, sizeof(addr)), why,
             testing ? " during " : "", testing ? netperf_test_name(s->req.test) : "",
             (unsigned long long)NP_STATS->active);
 }
@@ -531,13 +531,13 @@ static void np_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
  * the next -i iteration (SO_REUSEADDR: the previous one may be in LAST_ACK or TIME_WAIT). */
 static struct tcp_pcb *np_open_tcp(uint16_t port)
 {
-    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_ANY); /* -4 or -6 */
     if (pcb == NULL) {
         return NULL;
     }
     ip_set_option(pcb, SOF_REUSEADDR);
     struct tcp_pcb *lpcb = NULL;
-    if (tcp_bind(pcb, IP4_ADDR_ANY, port) == ERR_OK) {
+    if (tcp_bind(pcb, IP_ANY_TYPE, port) == ERR_OK) {
         lpcb = tcp_listen_with_backlog(pcb, 1);
     }
     if (lpcb == NULL) {
@@ -548,13 +548,13 @@ static struct tcp_pcb *np_open_tcp(uint16_t port)
 
 static struct udp_pcb *np_open_udp(uint16_t port)
 {
-    struct udp_pcb *pcb = udp_new_ip_type(IPADDR_TYPE_V4);
+    struct udp_pcb *pcb = udp_new_ip_type(IPADDR_TYPE_ANY);
     if (pcb == NULL) {
         return NULL;
     }
     /* No SO_REUSEADDR: a removed UDP pcb frees its port at once, and with the flag two tests
      * asking for one port would share it (udp_bind lets flagged pcbs overlap). */
-    if (udp_bind(pcb, IP4_ADDR_ANY, port) != ERR_OK) {
+    if (udp_bind(pcb, IP_ANY_TYPE, port) != ERR_OK) {
         udp_remove(pcb);
         return NULL;
     }
@@ -666,7 +666,7 @@ static void np_start(struct np_session *s, bool classic)
     if (s->req.test == NETPERF_UDP_MAERTS) {
         /* the client's address as its socket saw it; unbound (0.0.0.0, netserver would send
          * to its own host) means the control connection's peer */
-        if (s->req.netperf_ip != 0) {
+        if (s->req.netperf_ip != 0 && !s->req.ipv6 && IP_IS_V4(&s->peer)) {
             ip_addr_set_ip4_u32(&s->udp_to, lwip_htonl(s->req.netperf_ip));
         } else {
             ip_addr_copy(s->udp_to, s->peer);
@@ -799,8 +799,8 @@ void netperf_init(void)
         return;
     }
     sink_netif_constant(np_fill, sizeof(np_fill)); /* MAERTS and responses leave by reference */
-    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
-    if (pcb == NULL || tcp_bind(pcb, IP4_ADDR_ANY, CONFIG_SINK_NETPERF_PORT) != ERR_OK) {
+    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_ANY); /* netperf -4 and -6 */
+    if (pcb == NULL || tcp_bind(pcb, IP_ANY_TYPE, CONFIG_SINK_NETPERF_PORT) != ERR_OK) {
         kprintf("netperf: cannot bind TCP port %u; netperf server off\n",
                 (unsigned)CONFIG_SINK_NETPERF_PORT);
         if (pcb != NULL) {

@@ -195,13 +195,22 @@ static uint32_t np_check_rr(struct netperf_omni_req *req, uint32_t rq, uint32_t 
     return 0;
 }
 
+/* np_family_ok: netperf's address family codes (nettest_bsd.h nf_to_af): unspecified, IPv4,
+ * IPv6; the sink listens on both. */
+static bool np_family_ok(uint32_t family)
+{
+    return family == NETPERF_NF_UNSPEC || family == NETPERF_NF_INET ||
+           family == NETPERF_NF_INET6;
+}
+
 uint32_t netperf_parse_omni(const uint8_t msg[NETPERF_MSG_BYTES], struct netperf_omni_req *req)
 {
     memset(req, 0, sizeof(*req));
     uint32_t family = np_get32(msg, NP_REQ_IPFAMILY);
-    if (family != NETPERF_NF_INET && family != NETPERF_NF_UNSPEC) {
+    if (!np_family_ok(family)) {
         return NETPERF_SERV_EAFNOSUPPORT;
     }
+    req->ipv6 = family == NETPERF_NF_INET6;
     req->flags = np_get32(msg, NP_REQ_FLAGS);
     uint32_t err = np_pick_test(np_get32(msg, NP_REQ_PROTOCOL), np_get32(msg, NP_REQ_DIRECTION),
                                 (req->flags & NETPERF_FLAG_CONNECT_TEST) != 0, &req->test);
@@ -255,9 +264,10 @@ uint32_t netperf_parse_tcp_cc(const uint8_t msg[NETPERF_MSG_BYTES], struct netpe
 {
     memset(req, 0, sizeof(*req));
     uint32_t family = np_get32(msg, NP_CC_REQ_IPFAMILY);
-    if (family != NETPERF_NF_INET && family != NETPERF_NF_UNSPEC) {
+    if (!np_family_ok(family)) {
         return NETPERF_SERV_EAFNOSUPPORT;
     }
+    req->ipv6 = family == NETPERF_NF_INET6;
     uint32_t port = np_get32(msg, NP_CC_REQ_PORT);
     if (port > 65535) {
         return NETPERF_SERV_EINVAL;

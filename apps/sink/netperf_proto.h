@@ -51,6 +51,7 @@
 
 #define NETPERF_NF_UNSPEC 0u
 #define NETPERF_NF_INET 4u
+#define NETPERF_NF_INET6 6u
 #define NETPERF_IPPROTO_TCP 6u
 #define NETPERF_IPPROTO_UDP 17u
 
@@ -97,6 +98,8 @@ struct netperf_omni_req {
     uint16_t netperf_port; /* UDP_MAERTS: the client's data port, where datagrams go */
     uint32_t netperf_ip;   /* UDP_MAERTS: its IPv4 address as the client saw it (a.b.c.d =
                             * 0xaabbccdd; 0.0.0.0 when its socket was not bound to one) */
+    bool ipv6;             /* the client asked for IPv6 (-6): UDP_MAERTS answers the control
+                            * connection's peer, netperf_ip is not read */
     int32_t socket_prio, socket_tos; /* echoed */
 };
 

@@ -9,7 +9,7 @@
  *
  * Invariants: rx_feed takes min(n, room), never more than 656 bytes buffered, the messages
  * come out exactly as sent; parse returns 0 or one of the five serv_errnos, and 0 only for what
- * a reference reading of the raw words accepts (family 0/4; TCP or UDP 2/4/6 directions, or
+ * a reference reading of the raw words accepts (family 0/4/6; TCP or UDP 2/4/6 directions, or
  * a TCP connection test with 0 or 6; RR sizes and the MAERTS send size in bounds; port <=
  * 65535), with the
  * fields equal to those words; responses, results and errors fill exactly 656 bytes with the
@@ -32,7 +32,7 @@ FUZZ_UNTRACED static bool fn_acceptable(const uint8_t *m)
     uint32_t family = fn_word(m, 92), flags = fn_word(m, 56), proto = fn_word(m, 100);
     uint32_t dir = fn_word(m, 104), rq = fn_word(m, 28), rs = fn_word(m, 52);
     uint32_t send = fn_word(m, 12), port = fn_word(m, 88);
-    if ((family != 0 && family != 4) || port > 65535) {
+    if ((family != 0 && family != 4 && family != 6) || port > 65535) {
         return false;
     }
     bool rr_sizes = rq >= 1 && rq <= (1u << 20) && rs >= 1 && rs <= (1u << 20);
@@ -74,6 +74,7 @@ static void fn_check_omni(const uint8_t *msg)
                    err == NETPERF_SERV_EAFNOSUPPORT || err == NETPERF_SERV_EPROTONOSUPPORT);
         return;
     }
+    FUZZ_CHECK(req.ipv6 == (fn_word(msg, 92) == 6));
     bool udp = fn_word(msg, 100) == 17, rr = fn_word(msg, 104) == 6;
     bool connect = fn_word(msg, 56) & 4;
     FUZZ_CHECK(netperf_connection_test(req.test) == connect);
@@ -126,12 +127,13 @@ static void fn_check_tcp_cc(const uint8_t *msg)
     struct netperf_omni_req req;
     uint32_t err = netperf_parse_tcp_cc(msg, &req);
     uint32_t family = fn_word(msg, 68), port = fn_word(msg, 64);
-    FUZZ_CHECK((err == 0) == ((family == 0 || family == 4) && port <= 65535));
+    FUZZ_CHECK((err == 0) == ((family == 0 || family == 4 || family == 6) && port <= 65535));
     if (err != 0) {
         FUZZ_CHECK(err == NETPERF_SERV_EINVAL || err == NETPERF_SERV_EAFNOSUPPORT);
         return;
     }
     FUZZ_CHECK(req.test == NETPERF_TCP_CC && req.data_port == port);
+    FUZZ_CHECK(req.ipv6 == (family == 6));
     FUZZ_CHECK(req.test_length == (int32_t)fn_word(msg, 52));
     FUZZ_CHECK(((req.flags & NETPERF_FLAG_NODELAY) != 0) == (fn_word(msg, 40) != 0));
     FUZZ_CHECK(((req.flags & NETPERF_FLAG_MEASURE_CPU) != 0) == (fn_word(msg, 44) != 0));

@@ -364,8 +364,8 @@ for step in sys.argv[1:]:
         for i in range(0, 656, 100):
             s.sendall(m[i:i + 100]); time.sleep(0.05)
         out.append(struct.unpack(">I", recv_msg(s)[4:8])[0])
-    elif step == "ipv6":
-        body = bytearray(648); struct.pack_into(">I", body, 92 - 8, 6)
+    elif step == "rds":
+        body = bytearray(648); struct.pack_into(">I", body, 92 - 8, 7)
         s.sendall(msg(97, bytes(body))); r = recv_msg(s); out.append(struct.unpack(">I", r[4:8])[0])
     elif step == "omni_then_flood":
         body = bytearray(648)
@@ -398,7 +398,7 @@ def test_unknown_types_get_998_and_passphrase_gets_nothing(lab):
 
 
 def test_unsupported_family_is_refused_with_an_errno(lab):
-    assert probe(lab, "ipv6") == [97]  # EAFNOSUPPORT: the client prints its strerror
+    assert probe(lab, "rds") == [97]  # EAFNOSUPPORT: the client prints its strerror
     client_gone(lab)
 
 

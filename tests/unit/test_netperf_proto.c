@@ -327,7 +327,10 @@ static void test_tcp_cc_classic(void **state)
     assert_float_equal(f32_bits(get_be32(got, 24)), 50.0f, 0.0f); /* cpu_util */
     assert_memory_equal(got + 32, "\x00\x00\x00\x01\x00\x00\x00\x01", 8); /* method, cpus */
 
-    put_be32(m, 68, 6); /* AF_INET6 */
+    put_be32(m, 68, NETPERF_NF_INET6); /* -6: served */
+    assert_int_equal(netperf_parse_tcp_cc(m, &req), 0);
+    assert_true(req.ipv6);
+    put_be32(m, 68, 7); /* RDS */
     assert_int_equal(netperf_parse_tcp_cc(m, &req), NETPERF_SERV_EAFNOSUPPORT);
     put_be32(m, 68, NETPERF_NF_INET);
     put_be32(m, 64, 70000);
@@ -413,7 +416,7 @@ static void test_rejections(void **state)
         uint32_t value;
         uint32_t want;
     } cases[] = {
-        { 92, 6, NETPERF_SERV_EAFNOSUPPORT },     /* IPv6 */
+        { 92, 5, NETPERF_SERV_EAFNOSUPPORT },     /* no such family */
         { 92, 7, NETPERF_SERV_EAFNOSUPPORT },     /* RDS */
         { 56, 0x24, NETPERF_SERV_EOPNOTSUPP },    /* a stream per connection (no such test) */
         { 100, 132, NETPERF_SERV_EPROTONOSUPPORT }, /* SCTP */
