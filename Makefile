@@ -41,7 +41,8 @@ KLDFLAGS := --no-warn-rwx-segments -nostdlib -static -z max-page-size=0x1000 -z 
 
 # IPv6: addresses and wire formats, the FIB, the router checks, ND and echo, next hops, our
 # addresses' duplicate detection, router advertisements.
-NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c
+NET6_SRCS := net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c \
+	net/nd_relay.c
 # The firmware's sources, listed explicitly (boot order lives in kernel/main.c).
 KERNEL_SRCS := \
 	boot/multiboot.S boot/entry.S boot/trampoline.S \

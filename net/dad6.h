@@ -14,7 +14,7 @@
  * answers for a tentative address): the solicitations we answer then defend the address.
  *
  * Core 0 only: the probes go out through core 0's TX batch, and the advertisements that claim
- * our addresses arrive there (RSS hashes no IPv6, net/nexthop6.h).
+ * our addresses reach it from whichever core received them (net/nd_relay.h).
  */
 #ifndef WS_DAD6_H
 #define WS_DAD6_H

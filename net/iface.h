@@ -39,9 +39,11 @@ struct net_queue_stats {
     struct net_local_stats local; /* ARP/ICMP answered, drops by reason (net/local.c) */
     struct net_local6_stats local6; /* ND/ICMPv6 answered, drops by reason (net/local6.c) */
     uint64_t no_address6;         /* IPv6 frames on a port without an IPv6 address: dropped */
-    uint64_t nd_not_writer_core;  /* a neighbour's address, an address claim or a router
-                                   * solicitation reported on a core other than 0, their owner:
-                                   * not acted on (not a frame outcome) */
+    uint64_t nd_relayed;          /* a neighbour's address, an address claim or a router
+                                   * solicitation reported on a core other than 0 (RSS spreads
+                                   * IPv6), posted to core 0, their owner (net/nd_relay.h); not
+                                   * a frame outcome */
+    uint64_t nd_relay_full;       /* such a report dropped: the ring to core 0 was full */
     uint64_t no_address;          /* frames on an interface without an address: dropped */
     uint64_t vlan_unknown;        /* tagged for a VLAN ID with no sub-interface: dropped */
     uint64_t vlan_truncated;      /* TPID 0x8100 but shorter than a tagged header: dropped */

@@ -10,8 +10,8 @@
  * hold the interface number + 1 (the "embedded scope" of BSD's stacks). Global addresses are
  * keyed as they are.
  *
- * One writer of the neighbour cache, core 0: RSS does not hash IPv6 (the drivers set only the
- * IPv4 hash types), so every IPv6 frame, neighbour discovery included, lands on RX queue 0.
+ * One writer of the neighbour cache, core 0: RSS spreads IPv6 over every core, and what the
+ * others learn reaches core 0 through net/nd_relay.h.
  */
 #ifndef WS_NEXTHOP6_H
 #define WS_NEXTHOP6_H

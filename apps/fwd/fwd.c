@@ -12,7 +12,6 @@
 #include "err.h"
 #include "init.h"
 #include "loop.h"
-#include "net/dad6.h"
 #include "net/fib.h"
 #include "net/handoff.h"
 #include "net/iface.h"
@@ -21,8 +20,8 @@
 #include "net/local.h"
 #include "net/neigh.h"
 #include "net/nexthop.h"
+#include "net/nd_relay.h"
 #include "net/nexthop6.h"
-#include "net/ra6.h"
 #include "net/vlan.h"
 #include "time.h"
 
@@ -322,15 +321,9 @@ static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const st
     uint16_t out_len = 0;
     enum net_verdict v = net_local6_input(&np->ifc6, b->data, b->len, PKB_DATA_BYTES, &out_len,
                                           &ns->local6, &learn);
-    if ((learn.valid || learn.claims_ours || learn.router_solicited) && core != 0) {
-        ns->nd_not_writer_core++; /* RSS hashes no IPv6 today: never expected */
-    } else if (learn.valid) {
-        nexthop6_learn(in->index, &learn, now);
-    } else if (learn.claims_ours) {
-        dad6_claimed(in->index, &learn, now);
-    }
-    if (learn.router_solicited && core == 0) {
-        ra6_solicited(in->index, now); /* its sender, if any, was learned above */
+    if (learn.valid || learn.claims_ours || learn.router_solicited) {
+        /* the IPv6 tables' writer is core 0: applied here there, else posted to it */
+        nd_relay_report(core, in->index, &learn, now, &ns->nd_relayed, &ns->nd_relay_full);
     }
     if (v == NET_REPLY) {
         b->len = out_len;

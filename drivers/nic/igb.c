@@ -182,8 +182,12 @@ static void igb_init_rss(struct nic_port *p)
     /* PCSD: the descriptor's checksum field carries the RSS hash instead (8.10.x RXCSUM). */
     nic_wr(p, IGB_RXCSUM,
            nic_rd(p, IGB_RXCSUM) | IGB_RXCSUM_PCSD | IGB_RXCSUM_TUOFL | IGB_RXCSUM_IPOFL);
+    /* IPv4 and IPv6 flows both spread (neighbour discovery then arrives on any core:
+     * net/nd_relay.h carries what it learns to core 0). */
     nic_wr(p, IGB_MRQC, p->nqueues > 1 ? IGB_MRQC_ENABLE_RSS | IGB_MRQC_RSS_IPV4 |
-                                             IGB_MRQC_RSS_IPV4_TCP | IGB_MRQC_RSS_IPV4_UDP
+                                             IGB_MRQC_RSS_IPV4_TCP | IGB_MRQC_RSS_IPV4_UDP |
+                                             IGB_MRQC_RSS_IPV6 | IGB_MRQC_RSS_IPV6_TCP |
+                                             IGB_MRQC_RSS_IPV6_UDP
                                        : 0);
 }
 

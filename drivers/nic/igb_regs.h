@@ -100,6 +100,9 @@
 #define IGB_MRQC_RSS_IPV4_TCP 0x00010000UL
 #define IGB_MRQC_RSS_IPV4 0x00020000UL
 #define IGB_MRQC_RSS_IPV4_UDP 0x00400000UL
+#define IGB_MRQC_RSS_IPV6 0x00100000UL     /* IPv6 addresses (no extension headers parsed) */
+#define IGB_MRQC_RSS_IPV6_TCP 0x00200000UL /* and the TCP ports */
+#define IGB_MRQC_RSS_IPV6_UDP 0x00800000UL /* and the UDP ports */
 #define IGB_RETA(n) (0x05C00 + 4 * (n)) /* 32 registers x 4 one-byte entries = 128 entries */
 #define IGB_RETA_ENTRIES 128
 #define IGB_RSSRK(n) (0x05C80 + 4 * (n)) /* 40-byte key, little-endian within each register */

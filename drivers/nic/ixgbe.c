@@ -451,8 +451,11 @@ static void ixgbe_init_rss(struct nic_port *p)
     }
     /* PCSD: the descriptor's checksum field carries the RSS hash instead (RXCSUM). */
     nic_set(p, IXGBE_RXCSUM, IXGBE_RXCSUM_PCSD);
+    /* IPv4 and IPv6 flows both spread (net/nd_relay.h: neighbour discovery to core 0). */
     nic_wr(p, IXGBE_MRQC, IXGBE_MRQC_RSSEN | IXGBE_MRQC_RSS_FIELD_IPV4 |
-                                IXGBE_MRQC_RSS_FIELD_IPV4_TCP | IXGBE_MRQC_RSS_FIELD_IPV4_UDP);
+                                IXGBE_MRQC_RSS_FIELD_IPV4_TCP | IXGBE_MRQC_RSS_FIELD_IPV4_UDP |
+                                IXGBE_MRQC_RSS_FIELD_IPV6 | IXGBE_MRQC_RSS_FIELD_IPV6_TCP |
+                                IXGBE_MRQC_RSS_FIELD_IPV6_UDP);
 }
 
 /* §4.6.7, per queue: ring base and length, one PKB_DATA_BYTES buffer per advanced descriptor,

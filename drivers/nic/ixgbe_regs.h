@@ -216,6 +216,9 @@
 #define IXGBE_MRQC_RSS_FIELD_IPV4_TCP 0x00010000UL
 #define IXGBE_MRQC_RSS_FIELD_IPV4 0x00020000UL
 #define IXGBE_MRQC_RSS_FIELD_IPV4_UDP 0x00400000UL
+#define IXGBE_MRQC_RSS_FIELD_IPV6 0x00100000UL     /* IPv6 addresses */
+#define IXGBE_MRQC_RSS_FIELD_IPV6_TCP 0x00200000UL /* and the TCP ports */
+#define IXGBE_MRQC_RSS_FIELD_IPV6_UDP 0x00800000UL /* and the UDP ports */
 /* RETA (§7.1.2.8, RSS): 32 registers x 4 one-byte entries = 128 entries; entry i is byte i%4 of
  * RETA(i/4) and holds a queue index in its bits 3:0 (RSS alone spreads over 16 queues). */
 #define IXGBE_RETA(i) (0x05C00 + 4 * (i))

@@ -54,7 +54,7 @@ declare -A SRCS=(
         tests/hostsim/sim_frames.c
         drivers/nic/ixgbe.c drivers/nic/ixgbe_nvm.c drivers/nic/ixgbe_sfp.c drivers/nic/nic_hw.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c
         drivers/pci/msix.c apps/fwd/fwd.c net/handoff.c net/nexthop.c kernel/pkb.c net/fib.c net/route.c net/local.c
-        net/neigh.c net/inet.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c
+        net/neigh.c net/inet.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c net/nd_relay.c
         drivers/nic/rss.c kernel/err.c tests/model/ixgbe_model.c
         tests/model/ixgbe_model_queue.c tests/model/ixgbe_model_irq.c tests/model/ixgbe_model_rx.c
         tests/model/ixgbe_model_tx.c tests/model/ixgbe_model_sfp.c tests/model/ixgbe_model_fc.c"

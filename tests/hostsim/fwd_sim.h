@@ -185,7 +185,7 @@ struct sim {
 struct sim_totals {
     uint64_t wire_rx, missed, violations, rx_packets, rx_errors, rx_oversize, rx_no_buffer;
     uint64_t outcomes, forwarded[SIM_PORTS], fwd_drops, route_drops, local, local6, no_address;
-    uint64_t route6_drops, route6_suppressed, no_address6, nd_not_writer_core;
+    uint64_t route6_drops, route6_suppressed, no_address6, nd_relay_full;
     uint64_t arp_requests_sent, ns_sent, icmp_sent, icmp_limited, alloc_fail, replies;
     uint64_t tx_done[SIM_PORTS], tx_forwarded[SIM_PORTS], tx_wire[SIM_PORTS];
     uint64_t tx_ring_full, tx_bad_len;

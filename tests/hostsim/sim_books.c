@@ -56,7 +56,7 @@ void sim_books(struct sim *s, struct sim_totals *t)
             t->no_address += ns->no_address;
             t->route6_drops += route6_frame_drops_total(&st->route6);
             t->no_address6 += ns->no_address6;
-            t->nd_not_writer_core += ns->nd_not_writer_core;
+            t->nd_relay_full += ns->nd_relay_full;
             t->arp_requests_sent += nexthop_stats_of(p, c)->arp_requests_sent;
             t->ns_sent += nexthop6_stats_of(p, c)->ns_sent;
             t->icmp_sent += st->icmp_errors_sent;
@@ -278,7 +278,7 @@ void sim_check_books(struct sim *s, const struct sim_totals *t)
                s->p1_ns_requests + s->p1_ns_nobody);
     sim_expect(s, "solicitations for host B", s->p1_ns_requests, SIM_IPV6_STREAM ? probes : 0);
     sim_expect(s, "IPv6 frames on a port without an IPv6 address", t->no_address6, 0);
-    sim_expect(s, "neighbours learned off core 0", t->nd_not_writer_core, 0);
+    sim_expect(s, "neighbour reports lost on the way to core 0", t->nd_relay_full, 0);
 }
 
 /* sim_check_stream_totals: every flow complete, nothing else on port1 or back on port0. */

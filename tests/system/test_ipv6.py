@@ -135,3 +135,28 @@ def test_duplicate_address_reported_at_link_up(router6):
     assert p0["dad6_probes_sent"] >= 4, p0  # both addresses, at boot and at the new link-up
     assert p1["dad6"] == "done" and p1["dad6_conflicts"] == 0 and p1["dad6_probes_sent"] >= 2, p1
     assert queue_sum(st, 0, "drop6_dad_conflict") >= 1, st
+
+
+@BOTH_NICS
+def test_ipv6_flows_spread_over_cores_and_nd_reaches_core_0(router6):
+    """RSS hashes IPv6 (addresses, and TCP/UDP ports): eight sources behind port0 pinging
+    port1's host spread over both cores, and so do the neighbour advertisements that answer the
+    appliance's solicitations for them. What a core other than 0 learns is posted to core 0,
+    the neighbour cache's writer (net/nd_relay.h, nd_relayed), and every ping is answered: a
+    report lost on the way would leave its source unresolved."""
+    lab = router6
+    resolve_both_ways(lab)
+    sources = [f"2001:db8:18::{0x10 + i:x}" for i in range(8)]
+    for a in sources:
+        ns_run(lab.nss[0], "ip", "-6", "addr", "add", f"{a}/64", "dev", lab.taps[0], "nodad")
+    for a in sources:  # the first pings of a source may die while it is resolved
+        ping6(lab, 0, HOSTS6[1][0], count=3, extra=["-I", a])
+    for a in sources:
+        r = ping6(lab, 0, HOSTS6[1][0], count=5, extra=["-I", a])
+        assert " 0% packet loss" in r.stdout, (a, r.stdout)
+    st = lab.stats()
+    fwd = [q["fwd_forwarded"] for q in port_queues(st, 0)]
+    assert len(fwd) == 2 and all(n > 0 for n in fwd), f"forwarded per core: {fwd}"
+    relayed = queue_sum(st, 0, "nd_relayed") + queue_sum(st, 1, "nd_relayed")
+    assert relayed > 0 and queue_sum(st, 0, "nd_relay_full") == 0, relayed
+    assert [q["nd_relayed"] for q in port_queues(st, 0)][0] == 0  # core 0 applies its own
