@@ -117,8 +117,9 @@ def tsc_calibration_boot(machine, source):
         finish_lab(lab)
 
 
-COM2_ONLY = ["-serial", "none", "-chardev", "stdio,id=con",
-             "-device", "isa-serial,iobase=0x2f8,irq=3,chardev=con"]
+CONSOLE_ON_COM2 = ["-chardev", "stdio,id=con",
+                   "-device", "isa-serial,iobase=0x2f8,irq=3,chardev=con"]
+COM2_ONLY = ["-serial", "none"] + CONSOLE_ON_COM2
 
 
 def test_console_on_com2_when_com1_is_absent():
@@ -142,8 +143,7 @@ def test_console_moves_to_the_uart_spcr_names():
     configured COM1 for COM2, says why, and answers commands there (COM1, where GRUB talks,
     is this test's /dev/null)."""
     assert os.path.exists(SPCR_ISO), f"{SPCR_ISO} missing: make media-test builds it"
-    serial = ["-serial", "file:/dev/null", "-chardev", "stdio,id=con",
-              "-device", "isa-serial,iobase=0x2f8,irq=3,chardev=con"]
+    serial = ["-serial", "file:/dev/null"] + CONSOLE_ON_COM2  # COM1 answers, unread
     lab = start_lab("igb", iso=SPCR_ISO, smp=2, serial=serial)
     try:
         text = lab.guest.text()
