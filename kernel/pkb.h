@@ -69,11 +69,16 @@ struct pkb {
 
 /* PKB_TX_CSUM_TCP4: an untagged Ethernet frame with a 20-byte IPv4 header and TCP, whose checksum field
  * holds the pseudo-header sum (folded, not inverted): the NIC sums the TCP header and payload
- * onto it and stores the result (82576 §7.2.2.2, 82599 §7.2.5; intel_ring's context 0). */
+ * onto it and stores the result (TXSM: 82576 §7.2.2.2, 82599 §7.2.5; intel_ring's context 0). */
 #define PKB_TX_CSUM_TCP4 1u
 /* PKB_TX_EXT: the frame continues at tx.ext (tx.ext_len bytes): a second TX descriptor points the
  * NIC there, so a payload that never changes is not copied into the buffer. */
 #define PKB_TX_EXT 2u
+/* PKB_TX_CSUM_IP4: with PKB_TX_CSUM_TCP4, the NIC also computes the IPv4 header checksum into its
+ * field, left 0 (IXSM, same context). Only for a frame the NIC need not pad (60 bytes or more):
+ * QEMU's igb recomputes the IPv4 total length from the frame when it sums the header, and a
+ * padded frame would then carry its padding as payload. */
+#define PKB_TX_CSUM_IP4 4u
 
 /* pkb_tx_own: b is a frame this core built (not a forwarded one), complete as it is. pkb_alloc
  * leaves the previous user's marks. */

@@ -58,7 +58,9 @@ static const struct u64_row netif_rows[] = {
     NV(tx_csum_offloaded, "of those, TCP segments whose checksum the NIC completes (TX checksum "
        "offload: the sink primes the pseudo-header sum, the NIC sums the rest)"),
     NV(tx_csum_sw, "of those, TCP segments whose checksum the sink summed (an egress port "
-       "without the offload)"),
+       "without the offload, or IPv6)"),
+    NV(tx_ip_csum_offloaded, "of those, IPv4 datagrams whose header checksum the NIC computed "
+       "(offloaded TCP segments the NIC need not pad); the sink sums the others'"),
     NV(tx_by_reference, "of those, TCP segments whose data the NIC read straight from a "
        "service's constant payload (netperf, iperf3 -R): only the headers were copied"),
     NV(tx_no_route, "lwIP output dropped: no route"),

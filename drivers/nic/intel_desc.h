@@ -104,6 +104,7 @@ _Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes
 #define IDESC_TX_PAYLEN_MASK IDESC_TX_PAYLEN(0x3FFFF)
 /* the context slot the offloads use (data: olinfo_status; context: mss_l4len_idx) */
 #define IDESC_TX_IDX(x) (((uint32_t)(x) & 0x7UL) << 4)
+#define IDESC_TX_POPTS_IXSM 0x00000100UL /* insert the IPv4 header checksum */
 #define IDESC_TX_POPTS_TXSM 0x00000200UL /* insert the TCP/UDP checksum */
 
 /*

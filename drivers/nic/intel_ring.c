@@ -395,12 +395,15 @@ static inline uint32_t iring_tx_place(volatile union idesc_tx *d, struct pkb **s
     return len;
 }
 
-/* iring_tx_offload: the olinfo_status bits (as qw[1]'s upper half) frame p asks for: TXSM with
- * context 0 for PKB_TX_CSUM_TCP4 (iring_tx_burst has checked the ring holds that context). */
+/* iring_tx_offload: the olinfo_status bits (as qw[1]'s upper half) frame p asks for, with context
+ * 0: TXSM for PKB_TX_CSUM_TCP4, IXSM for PKB_TX_CSUM_IP4 (iring_tx_burst has checked the ring
+ * holds that context: IPv4 with IPLEN 20, TCP; 82576 §7.2.2.2, 82599 §7.2.5). */
 static inline uint64_t iring_tx_offload(const struct pkb *p)
 {
-    _Static_assert(PKB_TX_CSUM_TCP4 == 1, "tx_csum bit 0 is the TCP/IPv4 offload");
-    return (uint64_t)(p->tx_flags & PKB_TX_CSUM_TCP4) * ((uint64_t)IDESC_TX_POPTS_TXSM << 32);
+    _Static_assert(PKB_TX_CSUM_TCP4 == 1 && PKB_TX_CSUM_IP4 == 4, "tx_csum bits 0 and 2");
+    uint64_t f = p->tx_flags;
+    return ((f & PKB_TX_CSUM_TCP4) * IDESC_TX_POPTS_TXSM +
+            (f >> 2 & 1) * IDESC_TX_POPTS_IXSM) << 32;
 }
 
 /* iring_tx_group_end: slot i is an rs_mask-aligned one: it gets RS, so its mark is kept. */
@@ -598,7 +601,8 @@ static bool iring_tx_acceptable(struct iring_tx *t, const struct pkb *p)
         t->stats.bad_len++;
     } else if (p->pool != t->pool) {
         t->stats.foreign++;
-    } else if ((f & ~(PKB_TX_CSUM_TCP4 | PKB_TX_EXT)) || ((f & PKB_TX_CSUM_TCP4) && !t->csum_ctx)) {
+    } else if ((f & ~(PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT)) ||
+               ((f & (PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4)) && !t->csum_ctx)) {
         t->stats.no_csum_ctx++; /* it would leave with a wrong checksum */
     } else {
         return true;

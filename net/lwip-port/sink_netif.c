@@ -18,10 +18,12 @@
 #include "net/nexthop.h"
 #include "net/nexthop6.h"
 
-/* lwIP never sums an outgoing TCP segment: sink_tx_tcp_csum leaves it to the NIC or sums it
- * once the frame is built (NETIF_CHECKSUM_GEN_TCP is off on every netif). What lwIP checks on
- * input follows the NIC's verdict on each frame. */
-#define SINK_CSUM_SW_CHECKED (NETIF_CHECKSUM_ENABLE_ALL & ~NETIF_CHECKSUM_GEN_TCP)
+/* lwIP never sums an outgoing TCP segment nor an IPv4 header: sink_tx_tcp_csum and
+ * sink_tx_ip4_csum leave them to the NIC or sum them once the frame is built
+ * (NETIF_CHECKSUM_GEN_TCP and _GEN_IP are off on every netif). What lwIP checks on input
+ * follows the NIC's verdict on each frame. */
+#define SINK_CSUM_SW_CHECKED \
+    (NETIF_CHECKSUM_ENABLE_ALL & ~(NETIF_CHECKSUM_GEN_TCP | NETIF_CHECKSUM_GEN_IP))
 #define SINK_CSUM_NIC_CHECKED \
     (SINK_CSUM_SW_CHECKED & ~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP))
 
@@ -250,6 +252,23 @@ static void sink_tx_tcp6_csum(struct pkb *b)
     sink_netif_stats.tx_csum_sw++;
 }
 
+/* sink_tx_ip4_csum: the IPv4 header checksum of frame b, which lwIP left alone: 0 for the NIC
+ * to fill (PKB_TX_CSUM_IP4) when it completes the TCP checksum too and the frame was not
+ * padded (pkb.h says why), else summed here (UDP, ICMP, fragments, short segments, a port
+ * without the offload). */
+static void sink_tx_ip4_csum(struct pkb *b, bool padded)
+{
+    uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    unsigned hl = (ip[0] & 0x0Fu) * 4u;
+    inet_store_be16(ip + 10, 0);
+    if ((b->tx_flags & PKB_TX_CSUM_TCP4) && !padded) {
+        b->tx_flags |= PKB_TX_CSUM_IP4;
+        sink_netif_stats.tx_ip_csum_offloaded++;
+    } else {
+        inet_store_be16(ip + 10, inet_csum_fold(inet_csum_add(0, ip, hl)));
+    }
+}
+
 /* Memory that never changes while the image runs (the services' constant payloads): a
  * segment whose data lies in it may leave by reference. */
 #define SINK_CONSTANT_REGIONS 4
@@ -330,7 +349,9 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         b->tx.ext_len = ref->len;
         b->tx_flags = PKB_TX_EXT;
         st->tx_by_reference++;
-    } else if (len < INET_ETH_MIN_FRAME_BYTES) {
+    }
+    bool padded = ref == NULL && len < INET_ETH_MIN_FRAME_BYTES;
+    if (padded) {
         memset(b->data + len, 0, INET_ETH_MIN_FRAME_BYTES - len);
         len = INET_ETH_MIN_FRAME_BYTES;
     }
@@ -340,6 +361,9 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         sink_tx_tcp6_csum(b);
     } else if (!v6 && ip[9] == INET_PROTO_TCP && (inet_load_be16(ip + 6) & 0x3FFFu) == 0) {
         sink_tx_tcp_csum(b, out); /* a fragment's checksum is not its own: not lwIP's TCP */
+    }
+    if (!v6) {
+        sink_tx_ip4_csum(b, padded); /* after the TCP checksum's choice of offload */
     }
     return b;
 }

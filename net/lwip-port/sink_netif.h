@@ -39,6 +39,8 @@ struct sink_netif_stats {
     uint64_t tx_csum_offloaded; /* of tx_frames, TCP checksum left to the NIC (pseudo-header
                                  * sum primed, PKB_TX_CSUM_TCP4) */
     uint64_t tx_csum_sw;     /* of tx_frames, TCP checksum summed here (a port without it) */
+    uint64_t tx_ip_csum_offloaded; /* of tx_frames, IPv4 header checksum left to the NIC
+                                    * (PKB_TX_CSUM_IP4: offloaded TCP, not padded) */
     uint64_t tx_by_reference; /* of tx_frames, TCP segments whose data the NIC read from a
                                * constant payload (PKB_TX_EXT), not copied */
     uint64_t tx_no_route;    /* dropped: no route to the destination */

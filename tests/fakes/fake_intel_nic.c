@@ -118,15 +118,16 @@ void fake_inic_tx_init(struct fake_inic_tx *f, void *desc_mem, uint16_t size,
     f->size = size;
 }
 
-/* fake_inic_tx_opts_ok: the options in a data descriptor: none, or TXSM with context 0
- * holding TCP/IPv4. */
+/* fake_inic_tx_opts_ok: the options in a data descriptor: none, or TXSM (and IXSM) with context
+ * 0 holding TCP/IPv4. */
 static bool fake_inic_tx_opts_ok(const struct fake_inic_tx *f, uint32_t olinfo)
 {
     uint32_t opts = olinfo & (uint32_t)~IDESC_TX_PAYLEN_MASK;
     bool tcp4_ctx = f->ctx0_valid && f->ctx0_tucmd == (IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
                                                        IDESC_TXC_TUCMD_IPV4 |
                                                        IDESC_TXC_TUCMD_L4T_TCP);
-    return opts == 0 || (opts == IDESC_TX_POPTS_TXSM && tcp4_ctx);
+    return opts == 0 || ((opts == IDESC_TX_POPTS_TXSM ||
+                          opts == (IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM)) && tcp4_ctx);
 }
 
 /* fake_inic_tx_desc_ok: an advanced data descriptor with a buffer and a length, the FCS
@@ -157,26 +158,41 @@ static bool fake_inic_tx_context(struct fake_inic_tx *f, volatile union idesc_tx
     return true;
 }
 
-/* fake_inic_tx_csum: complete the TCP checksum in frame (len bytes) as TXSM asks: the sum from
- * MACLEN + IPLEN to the end, onto the field (offset 16) that holds the pseudo-header sum. */
-static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t len)
+/* fake_inic_sum: the one's-complement sum of frame[from, to), folded (RFC 1071). */
+static uint16_t fake_inic_sum(const uint8_t *frame, uint32_t from, uint32_t to)
 {
-    uint32_t l4 = (f->ctx0_macip >> 9 & 0x7Fu) + (f->ctx0_macip & 0x1FFu), sum = 0;
-    if (l4 + 18 > len) {
-        f->violations++;
-        return;
-    }
-    for (uint32_t i = l4; i + 1 < len; i += 2) {
+    uint32_t sum = 0;
+    for (uint32_t i = from; i + 1 < to; i += 2) {
         sum += (uint32_t)frame[i] << 8 | frame[i + 1];
     }
-    if ((len - l4) & 1) {
-        sum += (uint32_t)frame[len - 1] << 8;
+    if ((to - from) & 1) {
+        sum += (uint32_t)frame[to - 1] << 8;
     }
     while (sum >> 16) {
         sum = (sum & 0xFFFFu) + (sum >> 16);
     }
-    frame[l4 + 16] = (uint8_t)(~sum >> 8);
-    frame[l4 + 17] = (uint8_t)~sum;
+    return (uint16_t)sum;
+}
+
+/* fake_inic_tx_csum: complete frame (len bytes) as TXSM (and IXSM, when ixsm) ask: the IPv4
+ * header's checksum over MACLEN..MACLEN + IPLEN into its field (which the driver must leave 0:
+ * a nonzero one is a violation, as the sum would come out wrong), and the TCP checksum from
+ * MACLEN + IPLEN to the end onto the field (offset 16) that holds the pseudo-header sum. */
+static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t len, bool ixsm)
+{
+    uint32_t l3 = f->ctx0_macip >> 9 & 0x7Fu, l4 = l3 + (f->ctx0_macip & 0x1FFu);
+    if (l4 + 18 > len || (ixsm && (frame[l3 + 10] != 0 || frame[l3 + 11] != 0))) {
+        f->violations++;
+        return;
+    }
+    if (ixsm) {
+        uint16_t ip = (uint16_t)~fake_inic_sum(frame, l3, l4);
+        frame[l3 + 10] = (uint8_t)(ip >> 8);
+        frame[l3 + 11] = (uint8_t)ip;
+    }
+    uint16_t tcp = (uint16_t)~fake_inic_sum(frame, l4, len);
+    frame[l4 + 16] = (uint8_t)(tcp >> 8);
+    frame[l4 + 17] = (uint8_t)tcp;
     f->csum_offloads++;
 }
 
@@ -217,7 +233,7 @@ static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
         return;
     }
     if (first_olinfo & IDESC_TX_POPTS_TXSM) {
-        fake_inic_tx_csum(f, frame, len);
+        fake_inic_tx_csum(f, frame, len, (first_olinfo & IDESC_TX_POPTS_IXSM) != 0);
     }
     if (f->on_frame != NULL) {
         f->on_frame(f->ctx, frame, (uint16_t)len);

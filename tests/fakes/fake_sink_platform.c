@@ -154,12 +154,25 @@ uint64_t fsp_kicks(unsigned core)
 }
 
 /* fsp_nic_tcp4_csum: what the NIC does as it sends (here: as the wire takes the frame, outside
- * the sink core's measured passes) for PKB_TX_CSUM_TCP4 with intel_ring's context 0: sum
- * the frame from the TCP header (14 + 20 bytes in) to its end onto the field, which holds the
- * pseudo-header sum, and store the complement (tests/hostsim/sink_peer's sum, not net/inet's). */
+ * the sink core's measured passes) for PKB_TX_CSUM_TCP4 with intel_ring's context 0: with
+ * PKB_TX_CSUM_IP4 the IPv4 header's checksum into its field, which the glue must have left 0
+ * on a frame it did not pad (else panic: a real NIC's sum would come out wrong, QEMU's igb
+ * would count the padding), then the frame from the TCP header (14 + 20 bytes in) to its end
+ * summed onto the field that holds the pseudo-header sum, and the complement stored
+ * (tests/hostsim/sink_peer's sum, not net/inet's). */
 static void fsp_nic_tcp4_csum(struct pkb *b)
 {
-    uint8_t *l4 = b->data + 34;
+    uint8_t *ip = b->data + 14, *l4 = b->data + 34;
+    if (b->tx_flags & PKB_TX_CSUM_IP4) {
+        if (ip[10] != 0 || ip[11] != 0 || 14u + (ip[2] << 8 | ip[3]) != b->len) {
+            panic("fake NIC: IXSM on a frame with IPv4 checksum field %02x%02x (not 0) or "
+                  "padding (IPv4 length %u in %u bytes)", ip[10], ip[11], ip[2] << 8 | ip[3],
+                  b->len);
+        }
+        uint16_t h = sink_peer_fold(sink_peer_sum(0, ip, 20));
+        ip[10] = (uint8_t)(h >> 8);
+        ip[11] = (uint8_t)h;
+    }
     uint16_t c = sink_peer_fold(sink_peer_sum(0, l4, b->len - 34u)); /* folded, inverted */
     l4[16] = (uint8_t)(c >> 8);
     l4[17] = (uint8_t)c;
@@ -268,7 +281,8 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
         }
         if (((b->tx_flags & PKB_TX_CSUM_TCP4) && (!fsp_ports[t->port].tx_tcp4_csum ||
                                                   b->len < 54)) ||
-            (b->tx_flags & ~(PKB_TX_CSUM_TCP4 | PKB_TX_EXT)) ||
+            (b->tx_flags & ~(PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT)) ||
+            ((b->tx_flags & PKB_TX_CSUM_IP4) && !(b->tx_flags & PKB_TX_CSUM_TCP4)) ||
             ((b->tx_flags & PKB_TX_EXT) &&
              (b->tx.ext_len == 0 || b->len + b->tx.ext_len > PKB_DATA_BYTES))) {
             panic("iring_tx_burst: port%u: offload %u asked of a port without it (len %u)",

@@ -959,9 +959,9 @@ static struct pkb *tr_tcp4_pkt(struct tr *t, uint16_t payload)
     return p;
 }
 
-static unsigned tr_csum_frames, tr_csum_good;
+static unsigned tr_csum_frames, tr_csum_good, tr_ip_csum_good;
 
-/* The fake NIC's output: is the TCP checksum of each TCP/IPv4 frame right? */
+/* The fake NIC's output: are the TCP and the IPv4 header checksums of each frame right? */
 static void tr_on_tcp4_tx(void *ctx, const uint8_t *data, uint16_t len)
 {
     (void)ctx;
@@ -971,16 +971,18 @@ static void tr_on_tcp4_tx(void *ctx, const uint8_t *data, uint16_t len)
     tr_csum_frames++;
     tr_csum_good += tr_fold(tr_sum16(ip + 20, tcp_len, tr_sum16(ip + 12, 8, 6u + tcp_len))) ==
                     0xFFFF;
+    tr_ip_csum_good += tr_fold(tr_sum16(ip, 20, 0)) == 0xFFFF;
 }
 
 /* The context goes into slot 0 of an empty ring (TDT 1, the ring goes on from slot 1), and a
- * marked frame's descriptor asks for TXSM with context 0 while an unmarked one asks for
- * nothing; the NIC completes the checksum, and both complete as frames. */
+ * marked frame's descriptor asks for TXSM with context 0 (and IXSM when it is marked for it too)
+ * while an unmarked one asks for nothing; the NIC completes the checksums asked for, and the
+ * frames complete as frames. */
 static void test_tx_csum_context_and_offload(void **state)
 {
     struct tr *t = tr_new(32, 8, 16);
     (void)state;
-    tr_csum_frames = tr_csum_good = 0;
+    tr_csum_frames = tr_csum_good = tr_ip_csum_good = 0;
     t->ntx.on_frame = tr_on_tcp4_tx;
     assert_false(t->tx.csum_ctx);
     assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_OK);
@@ -995,13 +997,15 @@ static void test_tx_csum_context_and_offload(void **state)
     assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_ERR_INVAL);
 
     struct pkb *pk[3] = { tr_tcp4_pkt(t, 1000), tr_tcp4_pkt(t, 1), tr_tcp4_pkt(t, 0) };
+    pk[0]->tx_flags |= PKB_TX_CSUM_IP4; /* its IPv4 header checksum too (field left 0) */
     pk[2]->tx_flags = 0; /* complete as it is: its sum is wrong, and must stay wrong */
     assert_int_equal(iring_tx_burst(&t->tx, pk, 3), 3);
     assert_int_equal(t->tx_tail, 4);
     assert_int_equal(t->tx_sw[1], pk[0]);
     const volatile union idesc_tx *d = t->tx.desc;
     uint32_t opts = (uint32_t)~IDESC_TX_PAYLEN_MASK;
-    assert_int_equal(d[1].read.olinfo_status & opts, IDESC_TX_POPTS_TXSM | IDESC_TX_IDX(0));
+    uint32_t both = IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM;
+    assert_int_equal(d[1].read.olinfo_status & opts, both | IDESC_TX_IDX(0));
     assert_int_equal(d[2].read.olinfo_status & opts, IDESC_TX_POPTS_TXSM);
     assert_int_equal(d[3].read.olinfo_status & opts, 0);
     tr_conserved(t);
@@ -1011,6 +1015,7 @@ static void test_tx_csum_context_and_offload(void **state)
     assert_int_equal(t->ntx.csum_offloads, 2);
     assert_int_equal(tr_csum_frames, 3);
     assert_int_equal(tr_csum_good, 2);
+    assert_int_equal(tr_ip_csum_good, 1); /* the others' fields stay 0: wrong, as sent */
     assert_int_equal(iring_tx_reclaim(&t->tx), 3);
     assert_int_equal(t->tx.stats.packets, 3); /* the context is no frame */
     assert_int_equal(t->pool.nfree, 32);
