@@ -41,11 +41,12 @@
  *     every write-back taken; every RX ring posted full (size - 1), RDT = next_to_use, every
  *     posted slot armed (DD clear) with the buffer behind it; the model's packet buffer empty;
  *   - counters conserve: descriptors the model placed = descriptors the rings consumed, per
- *     port; per (port, core) frames received = forwarded + fwd drops + route drops + local
- *     outcomes + the interface drops (no_address, unknown and truncated VLAN tags: a fuzzed frame
- *     carries any TPID); frames the model sent = TX completions, per port; forwarded =
- *     forwarded completions; completions = forwarded + ARP requests + ICMP errors + ARP and echo
- *     replies; no TX ring_full, bad_len or flushed frame;
+ *     port; per (port, core) frames received = forwarded + fwd drops + IPv4 and IPv6 route
+ *     drops + local outcomes (IPv4 and IPv6) + the interface drops (no_address, unknown and
+ *     truncated VLAN tags: a fuzzed frame carries any TPID); frames the model sent = TX
+ *     completions, per port; forwarded = forwarded completions; completions = forwarded + ARP
+ *     requests and neighbour solicitations + ICMP and ICMPv6 errors + ARP, advertisement and
+ *     echo replies; no TX ring_full, bad_len or flushed frame;
  *   - pools: free + held by RX rings = size on every core, no foreign or double free;
  *   - the platform clean: no model misuse, no DMA outside registered memory, no stray MSI-X.
  */
@@ -60,6 +61,7 @@
 #include "net/iface.h"
 #include "net/neigh.h"
 #include "net/nexthop.h"
+#include "net/nexthop6.h"
 #include "tests/fuzz/fuzz.h"
 #include "tests/hostsim/fwd_sim.h"
 #include "tests/hostsim/ixgbe_appliance.h"
@@ -533,13 +535,6 @@ static void fz_stray_dd(struct fuzz_in *in)
 
 /* --- quiet: the books ---------------------------------------------------------------------- */
 
-static uint64_t fz_fwd_drops(const struct fwd_stats *st)
-{
-    return st->no_route + st->arp_unresolved + st->dst_directed_broadcast +
-           st->dst_other_port_address + st->egress_no_queue + st->egress_link_down +
-           st->wire_no_peer;
-}
-
 /* fz_settle: held write-backs land, then every core passes until nothing moves. */
 static void fz_settle(void)
 {
@@ -588,8 +583,7 @@ FUZZ_UNTRACED static void fz_check_books(void)
             const struct nic_queue *q = &nic_port(p)->q[c];
             const struct net_queue_stats *ns = net_queue_stats_of(p, c);
             const struct fwd_stats *st = fwd_stats_of(p, c);
-            uint64_t outcomes = st->forwarded + fz_fwd_drops(st) +
-                                route_frame_drops_total(&st->route) + net_queue_outcomes(ns);
+            uint64_t outcomes = fwd_frame_outcomes(st) + net_queue_outcomes(ns);
             FUZZ_CHECK(q->rx.stats.packets == outcomes);
             FUZZ_CHECK(q->tx.stats.ring_full == 0 && q->tx.stats.bad_len == 0);
             FUZZ_CHECK(q->tx.stats.flushed == 0 && q->rx.stats.flushed == 0);
@@ -598,7 +592,9 @@ FUZZ_UNTRACED static void fz_check_books(void)
             fwd += st->forwarded;
             tx_fwd += q->tx.stats.forwarded;
             generated += nexthop_stats_of(p, c)->arp_requests_sent + st->icmp_errors_sent +
-                         ns->local.arp_requests_answered + ns->local.icmp_echo_answered;
+                         ns->local.arp_requests_answered + ns->local.icmp_echo_answered +
+                         nexthop6_stats_of(p, c)->ns_sent + ns->local6.ns_answered +
+                         ns->local6.echo6_answered;
         }
         struct ixgbe_model_counters mc;
         ixgbe_model_counters(xs_port(p)->m, &mc);
@@ -654,8 +650,8 @@ static void fz_report(void)
             err += q->rx.stats.errors;
             ovs += q->rx.stats.oversize;
             fwd += st->forwarded;
-            local += net_local_total(&ns->local);
-            drops += fz_fwd_drops(st) + route_frame_drops_total(&st->route);
+            local += net_local_total(&ns->local) + net_local6_total(&ns->local6);
+            drops += fwd_frame_outcomes(st) - st->forwarded;
             tx += q->tx.stats.packets;
         }
     }
