@@ -179,7 +179,8 @@ struct acpi_ctx {
     unsigned seen;     /* bit per acpi_handlers[] entry: a valid table was parsed */
     uint64_t madt_phys;
     uint64_t dsdt_phys; /* from the FADT, 0 if none */
-    uint64_t ssdt_phys[ACPI_MAX_SSDTS]; /* valid SSDTs, read after the DSDT (ACPI loads it first) */
+    const uint8_t *ssdt[ACPI_MAX_SSDTS]; /* valid SSDTs (checked by the walk), read after the
+                                          * DSDT (ACPI loads it first) */
     unsigned nssdt;
     uint8_t madt_rev;
     char madt_why[ACPI_WARNING_BYTES]; /* why the last MADT candidate was rejected */
@@ -627,12 +628,11 @@ static void acpi_fadt_dsdt(struct acpi_ctx *c, const uint8_t *t, uint32_t len)
 }
 
 /* §5.2.11: a definition block (DSDT or SSDT): its PCI root bridges, for their NUMA nodes. */
-static void acpi_parse_aml(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
+static void acpi_parse_aml(struct acpi_ctx *c, const uint8_t *t)
 {
     struct acpi_info *info = c->info;
     uint32_t len = ((const struct acpi_sdt *)t)->length;
 
-    (void)phys;
     info->aml_tables++;
     aml_find_pci_roots(t + sizeof(struct acpi_sdt), len - sizeof(struct acpi_sdt),
                        info->pci_root, ACPI_MAX_PCI_ROOTS, &info->npci_root,
@@ -643,36 +643,28 @@ static void acpi_parse_aml(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
  * then each SSDT's in order). More than ACPI_MAX_SSDTS: said, and the rest not read. */
 static void acpi_note_ssdt(struct acpi_ctx *c, const uint8_t *t, uint64_t phys)
 {
-    (void)t;
     if (c->nssdt == ACPI_MAX_SSDTS) {
         acpi_warn(c->info, "SSDT at 0x%lx: more than %u SSDTs, not read", phys, ACPI_MAX_SSDTS);
         return;
     }
-    c->ssdt_phys[c->nssdt++] = phys;
+    c->ssdt[c->nssdt++] = t;
 }
 
-/* acpi_read_aml: the definition block at phys (sig DSDT or SSDT), checked again and scanned. */
-static void acpi_read_aml(struct acpi_ctx *c, uint64_t phys, const char *sig)
+/* The namespace's definition blocks: the DSDT the FADT names (not listed in the root table,
+ * so checked here), then the SSDTs in root-table order. */
+static void acpi_parse_namespace(struct acpi_ctx *c)
 {
     char why[ACPI_WARNING_BYTES];
     const uint8_t *t;
 
-    if (acpi_map_table(c->pm, phys, sig, sizeof(struct acpi_sdt), &t, why, sizeof(why)) != 0) {
+    if (c->dsdt_phys != 0 && acpi_map_table(c->pm, c->dsdt_phys, "DSDT", sizeof(struct acpi_sdt),
+                                            &t, why, sizeof(why)) != 0) {
         acpi_warn(c->info, "%s", why);
-        return;
-    }
-    acpi_parse_aml(c, t, phys);
-}
-
-/* The namespace's definition blocks: the DSDT the FADT names (not listed in the root table),
- * then the SSDTs in root-table order. */
-static void acpi_parse_namespace(struct acpi_ctx *c)
-{
-    if (c->dsdt_phys != 0) {
-        acpi_read_aml(c, c->dsdt_phys, "DSDT");
+    } else if (c->dsdt_phys != 0) {
+        acpi_parse_aml(c, t);
     }
     for (unsigned i = 0; i < c->nssdt; i++) {
-        acpi_read_aml(c, c->ssdt_phys[i], "SSDT");
+        acpi_parse_aml(c, c->ssdt[i]);
     }
 }
 

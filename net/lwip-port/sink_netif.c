@@ -243,12 +243,9 @@ static void sink_tx_tcp_csum(struct pkb *b, const struct nic_port *out)
 static void sink_tx_tcp6_csum(struct pkb *b)
 {
     uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
-    uint16_t tcp_len = inet_load_be16(ip + 4);
     uint8_t *tcp = ip + INET_IPV6_HDR_BYTES;
-    uint32_t sum = inet_csum_add(0, ip + 8, 32) + INET_PROTO_TCP + tcp_len;
     inet_store_be16(tcp + 16, 0);
-    sum = inet_csum_add(sum, tcp, tcp_len);
-    inet_store_be16(tcp + 16, inet_csum_fold(sum));
+    inet_store_be16(tcp + 16, inet6_upper_csum(ip, tcp, inet_load_be16(ip + 4), INET_PROTO_TCP));
     sink_netif_stats.tx_csum_sw++;
 }
 
