@@ -253,7 +253,7 @@ IXGBE_MODEL_SRCS := tests/model/ixgbe_model.c tests/model/ixgbe_model_queue.c \
 test_ixgbe_model_SRCS := $(IXGBE_MODEL_SRCS)
 test_ixgbe_model_sfp_SRCS := $(IXGBE_MODEL_SRCS)
 test_ixgbe_model_fc_SRCS := $(IXGBE_MODEL_SRCS)
-test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c
+test_intel_ring_SRCS := drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c tests/fakes/fake_tso.c
 
 # --- the sink's glue and lwIP on the host: tests/unit/test_sink_glue.c (here), the benchmark
 # (tests/bench/sink_bench.sh) and the fuzzer (tests/fuzz/fuzz_lwip.c) build the same files.
@@ -303,7 +303,7 @@ test-model: build/unit/test_ixgbe_model build/unit/test_ixgbe_model_sfp \
 # under ASan/UBSan (tests/hostsim/README.md). `make bench` runs it at 10 million frames.
 HOSTSIM_FRAMES ?= 200000
 HOSTSIM_SRCS := tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_frames6.c \
-	tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c \
+	tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c tests/fakes/fake_tso.c \
 	apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c \
 	drivers/nic/intel_ring.c kernel/pkb.c \
 	net/fib.c net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c $(NET6_SRCS)

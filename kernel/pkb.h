@@ -63,6 +63,7 @@ struct pkb {
         struct {
             const uint8_t *ext;
             uint32_t ext_len;
+            uint16_t mss; /* PKB_TX_TSO: TCP payload bytes per segment on the wire */
         } tx;
     };
 };
@@ -79,6 +80,13 @@ struct pkb {
  * QEMU's igb recomputes the IPv4 total length from the frame when it sums the header, and a
  * padded frame would then carry its padding as payload. */
 #define PKB_TX_CSUM_IP4 4u
+/* PKB_TX_TSO: with PKB_TX_EXT, PKB_TX_CSUM_TCP4 and PKB_TX_CSUM_IP4, the NIC cuts the TCP payload
+ * at tx.ext into segments of tx.mss bytes, each sent behind a copy of the headers (the buffer's
+ * len bytes: Ethernet, a 20-byte IPv4 header, TCP with its options) with its IPv4 length, ID,
+ * checksums and sequence number set, FIN and PSH on the last only (82576 §7.2.4, 82599 §7.2.4).
+ * The TCP checksum field holds the pseudo-header sum without the length (the NIC adds each
+ * segment's). */
+#define PKB_TX_TSO 8u
 
 /* pkb_tx_own: b is a frame this core built (not a forwarded one), complete as it is. pkb_alloc
  * leaves the previous user's marks. */

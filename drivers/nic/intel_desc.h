@@ -98,6 +98,7 @@ _Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes
 #define IDESC_TX_CMD_IFCS 0x02000000UL        /* insert the Ethernet FCS */
 #define IDESC_TX_CMD_RS 0x08000000UL          /* report status: write back DD when done */
 #define IDESC_TX_CMD_DEXT 0x20000000UL        /* descriptor extension: 1 = advanced format */
+#define IDESC_TX_CMD_TSE 0x80000000UL         /* TCP segmentation (PAYLEN: payload only) */
 
 /* read.olinfo_status */
 #define IDESC_TX_PAYLEN(x) (((uint32_t)(x) & 0x3FFFFUL) << 14) /* whole frame's length */
@@ -130,6 +131,8 @@ _Static_assert(sizeof(union idesc_tx_ctx) == 16, "advanced TX context descriptor
 #define IDESC_TXC_DTYP_CTXT IDESC_TX_DTYP(0x2) /* 0010b: advanced context descriptor */
 #define IDESC_TXC_TUCMD_IPV4 0x00000400UL      /* the L3 header is IPv4 */
 #define IDESC_TXC_TUCMD_L4T_TCP 0x00000800UL   /* L4T 01b: TCP (00b: UDP) */
+#define IDESC_TXC_L4LEN(x) (((uint32_t)(x) & 0xFFUL) << 8)   /* TCP header bytes (TSO) */
+#define IDESC_TXC_MSS(x) (((uint32_t)(x) & 0xFFFFUL) << 16) /* payload bytes per segment */
 
 /* wb.status */
 #define IDESC_TX_STATUS_DD 0x00000001UL /* descriptor done */

@@ -343,19 +343,12 @@ static inline uint16_t iring_tx_from_ntc(const struct iring_tx *t, uint16_t i)
     return (uint16_t)((i - t->next_to_clean) & t->mask);
 }
 
-/* iring_tx_is_first_of_two: in-flight slot i, not the last placed, holds the first descriptor of
- * a two-descriptor frame (PKB_TX_EXT): its second's slot holds no buffer, every other frame's
- * first slot does. */
-static inline bool iring_tx_is_first_of_two(const struct iring_tx *t, uint16_t i)
-{
-    return t->sw[i] != NULL && t->sw[(i + 1) & t->mask] == NULL;
-}
-
 /*
- * iring_tx_first_report: the first descriptor from next_to_clean on that has RS: the
- * rs_mask-aligned one of its group (or the one after it, when a two-descriptor frame starts
- * there: RS goes on a frame's last descriptor only), or the last one placed if that comes first
- * (every burst's last has RS). Meaningless (and never read) while nothing is in flight.
+ * iring_tx_first_report: the first descriptor from next_to_clean on that has RS: the last
+ * descriptor of the frame holding its group's rs_mask-aligned slot (RS goes on a frame's last
+ * descriptor only; a frame's first slot holds its buffer, its further ones none, so the frame
+ * ends before the next slot with one), or the last one placed if that comes first (every
+ * burst's last has RS). Meaningless (and never read) while nothing is in flight.
  */
 static uint16_t iring_tx_first_report(const struct iring_tx *t)
 {
@@ -364,7 +357,10 @@ static uint16_t iring_tx_first_report(const struct iring_tx *t)
     if (iring_tx_from_ntc(t, group_end) >= iring_tx_from_ntc(t, last)) {
         return last;
     }
-    return iring_tx_is_first_of_two(t, group_end) ? (group_end + 1) & t->mask : group_end;
+    while (group_end != last && t->sw[(group_end + 1) & t->mask] == NULL) {
+        group_end = (group_end + 1) & t->mask;
+    }
+    return group_end;
 }
 
 /* iring_tx_room: free descriptors, keeping the one empty slot (see intel_ring.h). */
@@ -544,9 +540,67 @@ static uint32_t iring_tx_place_two(struct iring_tx *t, uint16_t i, struct pkb *p
     return total;
 }
 
+/* iring_tx_tso_segments: how many segments of tx.mss bytes the TSO frame p becomes. */
+static inline uint32_t iring_tx_tso_segments(const struct pkb *p)
+{
+    return (p->tx.ext_len + p->tx.mss - 1U) / p->tx.mss;
+}
+
+/*
+ * iring_tx_place_tso: TSO frame p (PKB_TX_TSO) in three descriptors from slot i: a context
+ * descriptor for slot 1 (IPv4 with a 20-byte header, TCP with len - 34 header bytes, the MSS;
+ * 82576 §7.2.2.2, 82599 §7.2.3.2.3), then the headers and the payload as data descriptors with
+ * TSE, TXSM and IXSM naming it, PAYLEN the payload only (82599 §7.2.3.2.4). A context per frame
+ * (as Linux's drivers do) rather than one per MSS kept: each costs one descriptor, against the
+ * several segments it describes. The first slot holds the buffer, the two after it none.
+ * Returns the bytes the wire will carry: the headers once per segment.
+ */
+static uint32_t iring_tx_place_tso(struct iring_tx *t, uint16_t i, struct pkb *p)
+{
+    const uint64_t cmd = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_IFCS |
+                         IDESC_TX_CMD_TSE;
+    uint32_t l4len = p->len - IRING_ETH_HDR_BYTES - 20U;
+    uint64_t olinfo = ((uint64_t)(IDESC_TX_PAYLEN(p->tx.ext_len) | IDESC_TX_IDX(1) |
+                                  IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM)) << 32;
+    uint16_t h = (i + 1) & t->mask, d = (i + 2) & t->mask;
+    volatile union idesc_tx_ctx *c = (volatile union idesc_tx_ctx *)&t->desc[i];
+    c->vlan_macip_lens = IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) | IDESC_TXC_IPLEN(20);
+    c->seqnum_seed = 0;
+    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
+                         IDESC_TXC_TUCMD_L4T_TCP;
+    c->mss_l4len_idx = IDESC_TXC_MSS(p->tx.mss) | IDESC_TXC_L4LEN(l4len) | IDESC_TX_IDX(1);
+    t->desc[h].read.buffer_addr = iring_dma_addr(p->data);
+    t->desc[h].qw[1] = cmd + p->len + olinfo;
+    t->desc[d].read.buffer_addr = iring_dma_addr(p->tx.ext);
+    t->desc[d].qw[1] = cmd + IDESC_TX_CMD_EOP + p->tx.ext_len + olinfo;
+    t->sw[i] = p;
+    t->sw[h] = NULL;
+    t->sw[d] = NULL;
+    uint32_t segs = iring_tx_tso_segments(p);
+    t->placed.extra += segs - 1U;
+    t->stats.tso_frames++;
+    return segs * p->len + p->tx.ext_len;
+}
+
+/* iring_tx_descs: the descriptors frame p takes (iring_tx_burst's comment says which). */
+static inline unsigned iring_tx_descs(const struct pkb *p)
+{
+    return (p->tx_flags & PKB_TX_TSO) ? 3U : (p->tx_flags & PKB_TX_EXT) ? 2U : 1U;
+}
+
+/* iring_tx_place_one: frame p from slot i on, in the descriptors it takes; returns its bytes. */
+static uint32_t iring_tx_place_one(struct iring_tx *t, uint16_t i, struct pkb *p, unsigned descs)
+{
+    if (descs == 3) {
+        return iring_tx_place_tso(t, i, p);
+    }
+    return descs == 2 ? iring_tx_place_two(t, i, p)
+                      : iring_tx_place(&t->desc[i], &t->sw[i], p, iring_tx_offload(p));
+}
+
 /*
  * iring_tx_place_frames: place pkts[0..n) (their descriptors fit) one frame at a time, some in
- * two descriptors (PKB_TX_EXT), and post them. A group's write-back goes on the last
+ * two descriptors (PKB_TX_EXT) or three (PKB_TX_TSO), and post them. A group's write-back goes on the last
  * descriptor of the frame that holds the group's rs_mask-aligned slot (RS only ever on a
  * frame's last descriptor), and the mark with it; iring_tx_first_report finds it there.
  */
@@ -555,14 +609,14 @@ static void iring_tx_place_frames(struct iring_tx *t, struct pkb **pkts, unsigne
     uint16_t i = t->next_to_use;
     for (unsigned k = 0; k < n; k++) {
         struct pkb *p = pkts[k];
-        bool two = (p->tx_flags & PKB_TX_EXT) != 0;
-        uint16_t last = two ? (i + 1) & t->mask : i;
-        t->placed.bytes += two ? iring_tx_place_two(t, i, p)
-                               : iring_tx_place(&t->desc[i], &t->sw[i], p, iring_tx_offload(p));
+        unsigned descs = iring_tx_descs(p);
+        uint16_t last = (i + descs - 1U) & t->mask;
+        t->placed.bytes += iring_tx_place_one(t, i, p, descs);
         t->placed.frames++;
-        t->placed.descs += two ? 2U : 1U;
+        t->placed.descs += descs;
         t->placed.forwarded += p->forwarded != 0;
-        if (iring_tx_group_end(t, i) || iring_tx_group_end(t, last)) {
+        /* a group's end among the frame's slots: the gap from i to it is under descs */
+        if (((t->rs_mask - i) & t->rs_mask) < descs) {
             t->desc[last].read.cmd_type_len |= IDESC_TX_CMD_RS;
             t->marks[last] = t->placed;
         }
@@ -574,27 +628,46 @@ static void iring_tx_place_frames(struct iring_tx *t, struct pkb **pkts, unsigne
 }
 
 /* iring_tx_descs_for: how many of pkts[0..n) fit in room descriptors, in order (a PKB_TX_EXT
- * frame takes two); *two says whether any of those does. */
+ * frame takes two, a PKB_TX_TSO one three); *multi says whether any of those takes more than
+ * one. */
 static unsigned iring_tx_descs_for(struct pkb *const *pkts, unsigned n, unsigned room,
-                                   bool *two)
+                                   bool *multi)
 {
     unsigned k = 0, used = 0;
-    *two = false;
+    *multi = false;
     for (; k < n; k++) {
-        unsigned d = (pkts[k]->tx_flags & PKB_TX_EXT) ? 2U : 1U;
+        unsigned d = iring_tx_descs(pkts[k]);
         if (used + d > room) {
             break;
         }
         used += d;
-        *two |= d == 2;
+        *multi |= d != 1;
     }
     return k;
+}
+
+/* iring_tx_tso_ok: TSO frame p is one the NIC can cut (PKB_TX_TSO says what it must be): its
+ * buffer exactly the headers (a TCP header of 20 to 60 bytes, whole words), payload longer than
+ * one segment and within one descriptor, an MSS in range. */
+static bool iring_tx_tso_ok(const struct pkb *p)
+{
+    const uint16_t all = PKB_TX_TSO | PKB_TX_EXT | PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4;
+    uint32_t l4len = (uint32_t)p->len - IRING_ETH_HDR_BYTES - 20U;
+    return p->tx_flags == all && l4len >= 20 && l4len <= 60 && (l4len & 3) == 0 &&
+           p->tx.ext != NULL && p->tx.mss >= IRING_TX_TSO_MIN_MSS &&
+           p->tx.mss <= IRING_TX_TSO_MAX_MSS && p->tx.ext_len > p->tx.mss &&
+           p->tx.ext_len <= IRING_TX_TSO_MAX_BYTES;
 }
 
 /* iring_tx_acceptable: what iring_tx_burst refuses (and counts) before placing anything. */
 static bool iring_tx_acceptable(struct iring_tx *t, const struct pkb *p)
 {
     uint16_t f = p->tx_flags;
+    if (f & PKB_TX_TSO) {
+        bool ok = p->pool == t->pool && t->csum_ctx && iring_tx_tso_ok(p);
+        t->stats.bad_tso += !ok;
+        return ok;
+    }
     if ((uint16_t)(p->len - 1) >= PKB_DATA_BYTES ||
         ((f & PKB_TX_EXT) && (p->tx.ext == NULL || (uint32_t)(p->tx.ext_len - 1) >=
                                                        IRING_TX_EXT_MAX_BYTES))) {
@@ -624,9 +697,9 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
         }
     }
     iring_tx_reclaim(t);
-    bool two;
-    unsigned placed = iring_tx_descs_for(pkts, ok, iring_tx_room(t), &two);
-    if (two) {
+    bool multi;
+    unsigned placed = iring_tx_descs_for(pkts, ok, iring_tx_room(t), &multi);
+    if (multi) {
         iring_tx_place_frames(t, pkts, placed);
     } else {
         iring_tx_place_all(t, pkts, placed, true); /* one descriptor each: by stretches */
@@ -680,7 +753,7 @@ static void iring_tx_complete(struct iring_tx *t, uint16_t last)
     unsigned frames = m->frames - t->done.frames;
 
     if (frames != n) {
-        /* Two-descriptor frames among them: their second slots hold no buffer. */
+        /* Multi-descriptor frames among them: their further slots hold no buffer. */
         for (unsigned k = 0; k < n; k++, i = (i + 1) & t->mask) {
             if (t->sw[i] != NULL) {
                 pkb_free(t->sw[i], t->core);
@@ -702,7 +775,7 @@ static void iring_tx_complete(struct iring_tx *t, uint16_t last)
         }
         pool->nfree += n;
     }
-    t->stats.packets += frames;
+    t->stats.packets += frames + (m->extra - t->done.extra);
     t->stats.bytes += m->bytes - t->done.bytes;
     t->stats.forwarded += m->forwarded - t->done.forwarded; /* forwarded = sent, not queued */
     t->done = *m;

@@ -82,8 +82,8 @@ struct iring_rx_stats {
 
 /* Per-queue TX counters. packets/bytes count completions (DD seen), not submissions. */
 struct iring_tx_stats {
-    uint64_t packets;     /* frames the NIC reported done */
-    uint64_t bytes;       /* their lengths */
+    uint64_t packets;     /* frames the NIC reported done (a TSO frame: each segment) */
+    uint64_t bytes;       /* their lengths (a TSO frame's headers once per segment) */
     uint64_t ring_full;   /* frames dropped (freed) because no descriptor was free */
     uint64_t bad_len;     /* frames dropped because len was 0 or above PKB_DATA_BYTES */
     uint64_t foreign;     /* frames dropped because their buffer is not from this core's pool
@@ -95,6 +95,8 @@ struct iring_tx_stats {
     uint64_t flushed_forwarded; /* of flushed: forwarded frames */
     uint64_t no_csum_ctx; /* frames dropped because they asked for a checksum offload the ring
                            * has no context for (a bug: iring_tx_load_csum_context first) */
+    uint64_t tso_frames;  /* TSO frames placed (PKB_TX_TSO): each becomes segments on the wire */
+    uint64_t bad_tso;     /* TSO frames dropped: headers, MSS or payload out of range (a bug) */
 };
 
 struct iring_rx {
@@ -133,7 +135,8 @@ struct iring_tx_mark {
     uint32_t frames;
     uint32_t bytes;
     uint32_t forwarded;
-    uint32_t descs; /* descriptors: frames plus the second ones of two-descriptor frames */
+    uint32_t descs; /* descriptors: frames plus the further ones of multi-descriptor frames */
+    uint32_t extra; /* wire frames beyond the first of each TSO frame (its other segments) */
 };
 
 struct iring_tx {
@@ -230,10 +233,11 @@ int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw,
                   struct pkb_pool *pool, uint16_t core, uint16_t port);
 /*
  * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each (two for a
- * PKB_TX_EXT frame: its buffer, then its tx.ext part) and write the tail once. The ring takes
+ * PKB_TX_EXT frame: its buffer, then its tx.ext part; three for PKB_TX_TSO: a context
+ * descriptor with its MSS in slot 1 first) and write the tail once. The ring takes
  * ownership of all n: those placed are freed on completion, the rest (no free descriptor:
  * ring_full; impossible length: bad_len; another pool's buffer: foreign; an offload it cannot
- * do: no_csum_ctx) are freed now. Returns the number placed. Owning core, fast path.
+ * do: no_csum_ctx; a TSO frame out of range: bad_tso) are freed now. Returns the number placed. Owning core, fast path.
  */
 unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
 /*
@@ -313,6 +317,12 @@ static inline uint16_t iring_tx_size(const struct iring_tx *t)
 
 /* A PKB_TX_EXT frame's second part: at most a jumbo frame's payload (DTALEN is 16 bits). */
 #define IRING_TX_EXT_MAX_BYTES 9216u
+/* A PKB_TX_TSO frame's payload, in its one descriptor: 16 KiB, what the 82599 takes in one data
+ * buffer (Linux's ixgbe splits its buffers there too). */
+#define IRING_TX_TSO_MAX_BYTES 16384u
+/* A PKB_TX_TSO frame's MSS: from IPv4's minimum (RFC 879) to a 9000-byte MTU's. */
+#define IRING_TX_TSO_MIN_MSS 536u
+#define IRING_TX_TSO_MAX_MSS 8960u
 
 /* iring_tx_in_flight: descriptors placed and not yet reclaimed (a frame's, or two). */
 static inline uint16_t iring_tx_in_flight(const struct iring_tx *t)

@@ -31,7 +31,7 @@ RUNS=${RUNS:-3}
 FW_SRCS="apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c kernel/pkb.c net/fib.c \
 net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c"
 SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_frames6.c \
-tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c"
+tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c tests/fakes/fake_tso.c"
 FW_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
 -mcmodel=small -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables"

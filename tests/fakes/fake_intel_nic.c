@@ -4,6 +4,7 @@
  * up as test failures instead of silent corruption.
  */
 #include "tests/fakes/fake_intel_nic.h"
+#include "tests/fakes/fake_tso.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -153,6 +154,11 @@ static bool fake_inic_tx_context(struct fake_inic_tx *f, volatile union idesc_tx
         f->ctx0_valid = true;
         f->ctx0_macip = c->vlan_macip_lens;
         f->ctx0_tucmd = tucmd;
+    } else if ((c->mss_l4len_idx & IDESC_TX_IDX(7)) == IDESC_TX_IDX(1)) {
+        f->ctx1_valid = true;
+        f->ctx1_macip = c->vlan_macip_lens;
+        f->ctx1_tucmd = tucmd;
+        f->ctx1_mss_l4len = c->mss_l4len_idx;
     }
     f->contexts++;
     return true;
@@ -196,6 +202,38 @@ static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t l
     f->csum_offloads++;
 }
 
+/* fake_inic_tx_wire: one frame onto the wire. */
+static void fake_inic_tx_wire(void *ctx, const uint8_t *frame, uint32_t len)
+{
+    struct fake_inic_tx *f = ctx;
+    if (f->on_frame != NULL) {
+        f->on_frame(f->ctx, frame, (uint16_t)len);
+    }
+    f->frames++;
+    f->bytes += len;
+}
+
+/* fake_inic_tx_tso: the gathered TSO frame (len bytes) cut as context slot 1 says, which must
+ * be TCP over a 20-byte IPv4 header behind 14 Ethernet bytes, with TXSM and IXSM asked and
+ * PAYLEN the payload after the headers (82599 §7.2.3.2.4, §7.2.4). */
+static void fake_inic_tx_tso(struct fake_inic_tx *f, const uint8_t *frame, uint32_t len,
+                             uint32_t olinfo)
+{
+    const uint32_t tcp4 = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
+                          IDESC_TXC_TUCMD_L4T_TCP;
+    uint32_t opts = olinfo & (uint32_t)~IDESC_TX_PAYLEN_MASK;
+    uint32_t hdr = 14u + 20u + (f->ctx1_mss_l4len >> 8 & 0xFFu), mss = f->ctx1_mss_l4len >> 16;
+    bool ok = f->ctx1_valid && f->ctx1_tucmd == tcp4 &&
+              f->ctx1_macip == (IDESC_TXC_MACLEN(14) | IDESC_TXC_IPLEN(20)) &&
+              opts == (IDESC_TX_IDX(1) | IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM) &&
+              (olinfo & IDESC_TX_PAYLEN_MASK) >> 14 == len - hdr;
+    if (!ok || fake_tso_cut(frame, len, hdr, mss, fake_inic_tx_wire, f) == 0) {
+        f->violations++;
+        return;
+    }
+    f->tso_frames++;
+}
+
 /* fake_inic_tx_frame_descs: how many descriptors from head make the next frame (up to its
  * EOP), 0 if its EOP is not among the avail handed over. */
 static unsigned fake_inic_tx_frame_descs(const struct fake_inic_tx *f, uint16_t avail)
@@ -216,7 +254,8 @@ static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
 {
     static uint8_t frame[65536];
     uint32_t len = 0, first_olinfo = f->desc[f->head].read.olinfo_status;
-    bool ok = fake_inic_tx_opts_ok(f, first_olinfo);
+    bool tso = (f->desc[f->head].read.cmd_type_len & IDESC_TX_CMD_TSE) != 0;
+    bool ok = tso || fake_inic_tx_opts_ok(f, first_olinfo);
     for (unsigned k = 0; k < n && ok; k++) {
         volatile union idesc_tx *d = &f->desc[(f->head + k) % f->size];
         uint32_t cmd = d->read.cmd_type_len, dlen = cmd & IDESC_TX_DTALEN_MASK;
@@ -227,6 +266,11 @@ static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
             len += dlen;
         }
     }
+    if (ok && tso) {
+        f->multi_desc_frames++; /* (a TSO frame's headers and payload: two at least) */
+        fake_inic_tx_tso(f, frame, len, first_olinfo);
+        return;
+    }
     /* PAYLEN in the first descriptor is the whole frame (82599 §7.2.3.2.4) */
     if (!ok || (first_olinfo & IDESC_TX_PAYLEN_MASK) >> 14 != len) {
         f->violations++;
@@ -235,11 +279,7 @@ static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
     if (first_olinfo & IDESC_TX_POPTS_TXSM) {
         fake_inic_tx_csum(f, frame, len, (first_olinfo & IDESC_TX_POPTS_IXSM) != 0);
     }
-    if (f->on_frame != NULL) {
-        f->on_frame(f->ctx, frame, (uint16_t)len);
-    }
-    f->frames++;
-    f->bytes += len;
+    fake_inic_tx_wire(f, frame, len);
     f->multi_desc_frames += n > 1;
 }
 

@@ -47,8 +47,11 @@ struct fake_inic_tx {
     uint64_t contexts;   /* context descriptors taken (slot 0 kept in ctx0) */
     uint64_t csum_offloads; /* frames whose TCP checksum the fake completed (TXSM) */
     uint64_t multi_desc_frames; /* frames gathered from more than one descriptor */
+    uint64_t tso_frames;        /* TSO frames cut into segments (each segment is a frame) */
     bool ctx0_valid;
     uint32_t ctx0_macip, ctx0_tucmd; /* context slot 0: vlan_macip_lens, type_tucmd_mlhl */
+    bool ctx1_valid;
+    uint32_t ctx1_macip, ctx1_tucmd, ctx1_mss_l4len; /* slot 1, TSO's: and mss_l4len_idx */
     /* Called for each transmitted frame with its bytes; may be NULL. */
     void (*on_frame)(void *ctx, const uint8_t *data, uint16_t len);
     void *ctx;

@@ -122,8 +122,9 @@ static unsigned tr_count_sw(struct pkb **sw, uint16_t first, uint16_t n, uint16_
     unsigned held = 0;
     for (uint16_t k = 0; k < n; k++) {
         struct pkb *p = sw[(first + k) % size];
-        if (p == NULL) { /* only the second slot of a two-descriptor frame holds none */
-            assert_true(k > 0 && sw[(first + k - 1) % size] != NULL);
+        if (p == NULL) { /* only a frame's second or third slot holds none */
+            assert_true((k > 0 && sw[(first + k - 1) % size] != NULL) ||
+                        (k > 1 && sw[(first + k - 2) % size] != NULL));
             continue;
         }
         seen[p - t->meta]++;
@@ -1248,6 +1249,225 @@ static void test_tx_two_descriptor_room_checks_and_release(void **state)
     tr_done(t);
 }
 
+/* ---- TCP segmentation (PKB_TX_TSO) --------------------------------------------------------- */
+
+static uint8_t tr_tso_payload[IRING_TX_TSO_MAX_BYTES]; /* constant: the TSO frames' payload */
+static unsigned tr_tso_segs, tr_tso_bad;
+static uint32_t tr_tso_next_seq; /* the sequence number the next segment must carry */
+
+/* tr_tso_pkt: a TSO frame: 54 bytes of headers (sequence number seq, PSH) whose TCP checksum
+ * field holds the pseudo-header sum without the length, payload bytes of tr_tso_payload from
+ * seq % 256 on (so the byte at sequence number s is always (s * 29 + 1) mod 256), cut at mss. */
+static struct pkb *tr_tso_pkt(struct tr *t, uint32_t seq, uint32_t payload, uint16_t mss)
+{
+    struct pkb *p = tr_tcp4_pkt(t, 0);
+    uint8_t *ip = p->data + 14, *tcp = ip + 20;
+    for (int b = 0; b < 4; b++) {
+        tcp[4 + b] = (uint8_t)(seq >> (24 - 8 * b));
+    }
+    tcp[13] = 0x18; /* PSH, ACK */
+    ip[10] = ip[11] = 0;
+    uint16_t pseudo = tr_fold(tr_sum16(ip + 12, 8, 6u));
+    tcp[16] = (uint8_t)(pseudo >> 8);
+    tcp[17] = (uint8_t)pseudo;
+    p->tx_flags = PKB_TX_TSO | PKB_TX_EXT | PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4;
+    p->tx.ext = tr_tso_payload + seq % 256;
+    p->tx.ext_len = payload;
+    p->tx.mss = mss;
+    return p;
+}
+
+/* The wire's view of TSO segments: each a whole TCP/IPv4 frame with both checksums right, in
+ * sequence, its payload the frame's bytes at that offset, PSH on a frame's last only. */
+static void tr_on_tso_tx(void *ctx, const uint8_t *data, uint16_t len)
+{
+    (void)ctx;
+    const uint8_t *ip = data + 14, *tcp = ip + 20;
+    uint16_t tcp_len = (uint16_t)((ip[2] << 8 | ip[3]) - 20), n = (uint16_t)(tcp_len - 20);
+    uint32_t seq = (uint32_t)tcp[4] << 24 | (uint32_t)tcp[5] << 16 | tcp[6] << 8 | tcp[7];
+    tr_tso_segs++;
+    tr_tso_bad += len != 34u + tcp_len || seq != tr_tso_next_seq ||
+                  tr_fold(tr_sum16(tcp, tcp_len, tr_sum16(ip + 12, 8, 6u + tcp_len))) != 0xFFFF ||
+                  tr_fold(tr_sum16(ip, 20, 0)) != 0xFFFF;
+    for (uint16_t k = 0; k < n && 54u + k < len; k++) { /* byte at sequence s: f(s % 256) */
+        tr_tso_bad += data[54 + k] != (uint8_t)((seq + k) * 29u + 1u);
+    }
+    tr_tso_next_seq = seq + n;
+}
+
+static void tr_tso_setup(struct tr *t)
+{
+    for (unsigned i = 0; i < sizeof(tr_tso_payload); i++) {
+        tr_tso_payload[i] = (uint8_t)(i * 29 + 1);
+    }
+    tr_tso_segs = tr_tso_bad = 0;
+    tr_tso_next_seq = 0;
+    t->ntx.on_frame = tr_on_tso_tx;
+    assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_OK);
+}
+
+/* A TSO frame takes three descriptors: a context for slot 1 (MACLEN 14, IPLEN 20, TCP/IPv4, the
+ * MSS and the TCP header's length), then the headers and the payload with TSE, TXSM and IXSM
+ * naming slot 1, PAYLEN the payload only; EOP and RS on the last. The NIC sends it as segments
+ * of MSS bytes, and the ring counts each segment as a frame with its own headers' bytes. */
+static void test_tx_tso_frame(void **state)
+{
+    struct tr *t = tr_new(32, 8, 16);
+    (void)state;
+    tr_tso_setup(t);
+    struct pkb *pk[2] = { tr_tso_pkt(t, 0, 4000, 1460), tr_tso_pkt(t, 4000, 2921, 1460) };
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 2), 2);
+    assert_int_equal(t->tx_tail, 7); /* slot 0 the checksum context, then 3 + 3 */
+    const volatile union idesc_tx_ctx *c = (const volatile union idesc_tx_ctx *)&t->tx.desc[1];
+    assert_int_equal(c->vlan_macip_lens, 14u << 9 | 20u);
+    assert_int_equal(c->type_tucmd_mlhl, IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
+                                             IDESC_TXC_TUCMD_IPV4 | IDESC_TXC_TUCMD_L4T_TCP);
+    assert_int_equal(c->mss_l4len_idx, 1460u << 16 | 20u << 8 | 1u << 4);
+    const volatile union idesc_tx *d = t->tx.desc;
+    uint32_t opts = IDESC_TX_IDX(1) | IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM;
+    for (unsigned k = 2; k <= 3; k++) {
+        assert_int_equal(d[k].read.cmd_type_len & IDESC_TX_CMD_TSE, IDESC_TX_CMD_TSE);
+        assert_int_equal(d[k].read.olinfo_status, IDESC_TX_PAYLEN(4000) | opts);
+    }
+    assert_int_equal(d[2].read.cmd_type_len & (IDESC_TX_DTALEN_MASK | IDESC_TX_CMD_EOP), 54);
+    assert_int_equal(d[3].read.cmd_type_len & (IDESC_TX_DTALEN_MASK | IDESC_TX_CMD_EOP),
+                     IDESC_TX_CMD_EOP | 4000);
+    assert_int_equal(d[3].read.buffer_addr, (uint64_t)(uintptr_t)tr_tso_payload);
+    assert_ptr_equal(t->tx_sw[1], pk[0]);
+    assert_null(t->tx_sw[2]);
+    assert_null(t->tx_sw[3]);
+    assert_int_equal(d[6].read.cmd_type_len & IDESC_TX_CMD_RS, IDESC_TX_CMD_RS);
+    assert_int_equal(t->tx.stats.tso_frames, 2);
+    tr_conserved(t);
+
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 100), 7);
+    assert_int_equal(t->ntx.violations, 0);
+    assert_int_equal(t->ntx.tso_frames, 2);
+    assert_int_equal(tr_tso_segs, 6); /* 1460 + 1460 + 1080, then 1460 + 1460 + 1 */
+    assert_int_equal(tr_tso_bad, 0);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 2);
+    assert_int_equal(t->tx.stats.packets, 6);
+    assert_int_equal(t->tx.stats.bytes, 6 * 54 + 4000 + 2921);
+    assert_int_equal(t->pool.nfree, 32);
+    tr_done(t);
+}
+
+/* What the NIC cannot cut is bad_tso, freed, and places nothing: no checksum context on the
+ * ring, an MSS out of range, a payload of one segment or more than a descriptor holds, headers
+ * that are not exactly 14 + 20 + a whole TCP header, a missing flag. */
+static void test_tx_tso_refused(void **state)
+{
+    struct tr *t = tr_new(32, 8, 16);
+    (void)state;
+    struct pkb *pk[8];
+    pk[0] = tr_tso_pkt(t, 0, 4000, 1460);
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 0); /* no context loaded yet */
+    tr_tso_setup(t);
+    pk[0] = tr_tso_pkt(t, 0, 4000, IRING_TX_TSO_MIN_MSS - 1);
+    pk[1] = tr_tso_pkt(t, 0, 4000, IRING_TX_TSO_MAX_MSS + 1);
+    pk[2] = tr_tso_pkt(t, 0, 1460, 1460);
+    pk[3] = tr_tso_pkt(t, 0, IRING_TX_TSO_MAX_BYTES + 1, 1460);
+    pk[4] = tr_tso_pkt(t, 0, 4000, 1460);
+    pk[4]->len = 56; /* a TCP header of 22 bytes */
+    pk[5] = tr_tso_pkt(t, 0, 4000, 1460);
+    pk[5]->tx_flags &= (uint16_t)~PKB_TX_CSUM_IP4;
+    pk[6] = tr_tso_pkt(t, 0, 4000, 1460);
+    pk[6]->tx.ext = NULL;
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 7), 0);
+    assert_int_equal(t->tx.stats.bad_tso, 8);
+    assert_int_equal(t->tx_tail, 1); /* the context only */
+    assert_int_equal(t->pool.nfree, 32);
+    pk[0] = tr_tso_pkt(t, 0, IRING_TX_TSO_MAX_BYTES, IRING_TX_TSO_MIN_MSS); /* the limits */
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 1);
+    fake_inic_tx_process(&t->ntx, 100);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 1);
+    assert_int_equal(tr_tso_segs, (IRING_TX_TSO_MAX_BYTES + IRING_TX_TSO_MIN_MSS - 1) /
+                                      IRING_TX_TSO_MIN_MSS);
+    assert_int_equal(tr_tso_bad + t->ntx.violations, 0);
+    tr_done(t);
+}
+
+/* One-, two- and three-descriptor frames mixed over many laps of a small ring whose groups
+ * (RS every 4) fall on every slot of a TSO frame in turn, a NIC that stops anywhere inside a
+ * frame: every segment leaves once and in order, completion counts segments, nothing leaks. */
+static void test_tx_tso_mixed_wrap(void **state)
+{
+    struct tr *t = tr_new(40, 8, 16);
+    (void)state;
+    tr_tso_setup(t);
+    uint32_t seq = 0;
+    uint64_t segs = 0;
+    for (unsigned step = 0; step < 500; step++) {
+        struct pkb *pk[4];
+        unsigned n = 0;
+        uint32_t seq0 = seq;
+        uint64_t segs0 = segs;
+        for (unsigned k = 0; k < 1 + step % 4; k++) {
+            unsigned kind = (step + k) % 3; /* TSO, checksum only, by reference */
+            uint32_t len = kind == 0 ? 1461 + (step * 37) % 3000 : 100 + step % 900;
+            struct pkb *p = tr_tso_pkt(t, seq, len, 1460);
+            if (kind != 0) { /* one segment: not TSO, the NIC sums it (ext or not) */
+                p->tx_flags = (uint16_t)(kind == 2 ? PKB_TX_EXT | PKB_TX_CSUM_TCP4 |
+                                                         PKB_TX_CSUM_IP4
+                                                   : 0);
+            }
+            if (kind == 1) { /* a plain frame: the payload copied, checksums as sent */
+                memcpy(p->data + 54, p->tx.ext, len);
+                p->len = (uint16_t)(54 + len);
+                uint8_t *ip = p->data + 14, *tcp = ip + 20;
+                uint32_t tl = 20 + len;
+                ip[2] = (uint8_t)((20 + tl) >> 8);
+                ip[3] = (uint8_t)(20 + tl);
+                uint16_t h = (uint16_t)~tr_fold(tr_sum16(ip, 20, 0));
+                ip[10] = (uint8_t)(h >> 8);
+                ip[11] = (uint8_t)h;
+                tcp[16] = tcp[17] = 0;
+                uint16_t cs = (uint16_t)~tr_fold(tr_sum16(tcp, tl, tr_sum16(ip + 12, 8, 6 + tl)));
+                tcp[16] = (uint8_t)(cs >> 8);
+                tcp[17] = (uint8_t)cs;
+            } else if (kind == 2) { /* by reference, the NIC sums: field = full pseudo sum */
+                uint8_t *ip = p->data + 14, *tcp = ip + 20;
+                uint32_t tl = 20 + len;
+                ip[2] = (uint8_t)((20 + tl) >> 8);
+                ip[3] = (uint8_t)(20 + tl);
+                uint16_t ps = tr_fold(tr_sum16(ip + 12, 8, 6 + tl));
+                tcp[16] = (uint8_t)(ps >> 8);
+                tcp[17] = (uint8_t)ps;
+            }
+            pk[n++] = p;
+            seq += len;
+            segs += kind == 0 ? (len + 1459) / 1460 : 1;
+        }
+        unsigned placed = iring_tx_burst(&t->tx, pk, n);
+        if (placed < n) { /* the burst's tail found no room: the stream resumes after it */
+            seq = seq0;
+            segs = segs0;
+            for (unsigned k = 0; k < placed; k++) {
+                const struct pkb *p = pk[k];
+                uint32_t len = (p->tx_flags & PKB_TX_EXT) ? p->tx.ext_len : p->len - 54u;
+                seq += len;
+                segs += (p->tx_flags & PKB_TX_TSO) ? (len + 1459) / 1460 : 1;
+            }
+        }
+        fake_inic_tx_process(&t->ntx, 1 + step % 5);
+        iring_tx_reclaim(&t->tx);
+        tr_conserved(t);
+    }
+    for (unsigned guard = 0; iring_tx_in_flight(&t->tx) != 0; guard++) {
+        assert_true(guard < 100);
+        fake_inic_tx_process(&t->ntx, 3);
+        iring_tx_reclaim(&t->tx);
+    }
+    assert_int_equal(t->ntx.violations, 0);
+    assert_int_equal(tr_tso_bad, 0);
+    assert_int_equal(tr_tso_segs, segs);
+    assert_int_equal(t->tx.stats.packets, segs);
+    assert_int_equal(tr_tso_next_seq, seq);
+    assert_true(t->ntx.tso_frames > 100 && t->tx.stats.ring_full > 0);
+    assert_int_equal(t->pool.nfree, 40);
+    tr_done(t);
+}
+
 static void test_forward_rx_to_tx(void **state)
 {
     struct tr *t = tr_new(18, 16, 8);
@@ -1323,6 +1543,9 @@ int main(void)
         cmocka_unit_test(test_tx_two_descriptor_frames_wrap),
         cmocka_unit_test(test_tx_two_descriptor_room_checks_and_release),
         cmocka_unit_test(test_release_after_reset_counts_what_is_lost),
+        cmocka_unit_test(test_tx_tso_frame),
+        cmocka_unit_test(test_tx_tso_refused),
+        cmocka_unit_test(test_tx_tso_mixed_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
