@@ -262,7 +262,7 @@ UNIT_TESTS += test_sink_glue
 SINK_HOST_SRCS := net/handoff.c apps/sink/sink.c apps/sink/basic.c drivers/nic/nic_tx.c net/iface.c \
 	net/inet.c net/inet6.c \
 	net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c \
-	tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
+	tests/fakes/fake_sink_platform.c tests/fakes/fake_tso.c tests/hostsim/sink_peer.c
 LWIP_HOST_OBJS := $(patsubst $(LWIP_DIR)/%.c,build/unit/lwip/%.o,$(LWIP_SRCS))
 test_sink_glue_SRCS := $(SINK_HOST_SRCS) build/unit/lwip/liblwip.a
 # -iquote, not -I, for kernel/ (its time.h must not shadow <time.h>); config.h of the default

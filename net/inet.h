@@ -132,6 +132,9 @@ _Static_assert(sizeof(struct inet_arp) == INET_ARP_BYTES, "ARP (Ethernet/IPv4) i
 
 #define INET_PROTO_ICMP 1
 #define INET_PROTO_TCP 6
+/* TCP header flags (RFC 9293 3.1), byte 13 of the header */
+#define INET_TCP_FIN 0x01u
+#define INET_TCP_PSH 0x08u
 #define INET_PROTO_UDP 17
 
 struct inet_ipv4_hdr {

@@ -20,6 +20,7 @@
 #include "console.h"
 #include "lwip/pbuf.h"
 #include "net/lwip-port/sink_netif.h"
+#include "net/lwip-port/tcp_hooks.h"
 #include "time.h"
 
 /* All of it owned by the sink core. */
@@ -442,6 +443,9 @@ static struct iperf3_conn *iperf3_on_cookie(struct iperf3_pending *pd)
         s->conn.stream = (uint16_t)k;
         iperf3_conn_move(&pd->conn, &s->conn, IPERF3_CONN_STREAM);
         tcp_nagle_enable(s->conn.pcb);
+        if (s->sender) { /* it sends iperf3_payload only: the NIC cuts its segments */
+            lwport_tcp_offload_segments(s->conn.pcb);
+        }
         if (t->nstreams == t->params.nstreams) {
             iperf3_test_start(t);
         }

@@ -30,11 +30,18 @@ void iperf3_tcp_fill(struct iperf3_test *t, struct iperf3_stream *s, uint32_t no
     }
     bool wrote = false;
     for (;;) {
+        /* Each write goes on where the last ended (wrapping at the end): lwIP extends a
+         * segment's reference over contiguous writes, so the NIC reads one piece per segment. */
+        uint64_t off = s->queued % IPERF3_PAYLOAD_BYTES;
         uint64_t n = tcp_sndbuf(pcb);
         n = n < IPERF3_PAYLOAD_BYTES ? n : IPERF3_PAYLOAD_BYTES;
         n = n < allow ? n : allow;
-        if (n < TCP_MSS || tcp_write(pcb, iperf3_payload, (u16_t)n, 0) != ERR_OK) {
+        if (n < TCP_MSS) {
             break; /* more room comes with ACKs (sent callback), more budget with time (poll) */
+        }
+        n = n < IPERF3_PAYLOAD_BYTES - off ? n : IPERF3_PAYLOAD_BYTES - off;
+        if (tcp_write(pcb, iperf3_payload + off, (u16_t)n, 0) != ERR_OK) {
+            break;
         }
         s->queued += n;
         allow -= n;

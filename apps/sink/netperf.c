@@ -26,6 +26,7 @@
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 #include "net/lwip-port/sink_netif.h"
+#include "net/lwip-port/tcp_hooks.h"
 
 #define NP_CTL_IDLE_MS 30000u      /* no whole request for this long: the session is dropped */
 #define NP_WATCHDOG_MS 600000u     /* tests without a time limit (-l 0, -l -N) */
@@ -481,6 +482,7 @@ static err_t np_data_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     np_tcp_release(s->listen, false); /* safe here: lwIP is done with the listener */
     s->listen = NULL;
     if (s->req.test == NETPERF_TCP_MAERTS) {
+        lwport_tcp_offload_segments(pcb); /* it sends np_fill only: the NIC cuts its segments */
         np_tcp_pump(s);
     }
     return ERR_OK;

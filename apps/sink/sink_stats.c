@@ -53,8 +53,9 @@ static const struct u64_row netif_rows[] = {
     NV(rx_acks_superseded, "pure ACKs released without lwIP seeing them: a later ACK of the same "
        "connection in the same burst acknowledged more (ACK compression; frames handed over = "
        "rx_wrapped + this + rx_no_netif + rx_hold_limit)"),
-    NV(tx_frames, "datagrams lwIP sent"),
-    NV(tx_bytes, "their IP bytes"),
+    NV(tx_frames, "frames queued for the NIC: one per datagram lwIP sent, or the parts of a "
+       "larger segment (tx_tso_frames, tx_split_frames)"),
+    NV(tx_bytes, "their IP bytes (a TSO frame's headers once)"),
     NV(tx_csum_offloaded, "of those, TCP segments whose checksum the NIC completes (TX checksum "
        "offload: the sink primes the pseudo-header sum, the NIC sums the rest)"),
     NV(tx_csum_sw, "of those, TCP segments whose checksum the sink summed (an egress port "
@@ -63,6 +64,11 @@ static const struct u64_row netif_rows[] = {
        "(offloaded TCP segments the NIC need not pad); the sink sums the others'"),
     NV(tx_by_reference, "of those, TCP segments whose data the NIC read straight from a "
        "service's constant payload (netperf, iperf3 -R): only the headers were copied"),
+    NV(tx_tso_frames, "of those, parts of a larger segment of an offloaded connection "
+       "(netperf TCP_MAERTS, iperf3 -R) that the NIC cuts into segments of the peer's MSS "
+       "(TCP segmentation offload; each segment counts in the port's tx_packets)"),
+    NV(tx_split_frames, "of those, parts of such a segment cut here at the peer's MSS (data "
+       "lwIP copied, or a port that cannot cut)"),
     NV(tx_no_route, "lwIP output dropped: no route"),
     NV(tx_port_down, "lwIP output dropped: egress link down"),
     NV(tx_unresolved, "lwIP output dropped: next hop MAC unknown (ARP request sent)"),
@@ -83,6 +89,8 @@ static const struct u64_row tcp_extra_rows[] = {
                    "client's small writes are never held back by its Nagle algorithm)"),
     TV(ooseq_past_window, "out-of-order segments that end past our receive window, dropped (an "
                           "lwIP 2.1.3 bug would queue them whole and fail its assertion later)"),
+    TV(tso_connections, "connections whose segments the NIC cuts (TCP segmentation offload: "
+                        "lwIP builds segments of up to 16 KiB for them)"),
 };
 
 struct u32_row {

@@ -58,9 +58,9 @@ static const struct stats_counter stats_queue_counters[] = {
     QC("rx_flushed", rx.stats.flushed,
        "frames the NIC had stored that a port reset (or a dead port) discarded before the core took them"),
     QC("tx_packets", tx.stats.packets,
-       "frames the NIC reported transmitted (descriptor done)"),
+       "frames the NIC reported transmitted (descriptor done; a TSO frame counts each segment)"),
     QC("tx_bytes", tx.stats.bytes,
-       "their bytes"),
+       "their bytes (a TSO frame's headers once per segment)"),
     QC("tx_ring_full", tx.stats.ring_full,
        "frames dropped because no TX descriptor was free"),
     QC("tx_bad_len", tx.stats.bad_len,
@@ -78,6 +78,11 @@ static const struct stats_counter stats_queue_counters[] = {
     QC("tx_no_csum_ctx", tx.stats.no_csum_ctx,
        "frames dropped because they asked for a checksum offload the ring holds no context for "
        "(a bug)"),
+    QC("tx_tso_frames", tx.stats.tso_frames,
+       "TCP segmentation offload: frames placed for the NIC to cut into segments (each segment "
+       "counts in `tx_packets`)"),
+    QC("tx_bad_tso", tx.stats.bad_tso,
+       "frames dropped because they asked for a segmentation the NIC cannot do (a bug)"),
 };
 
 /* the local stack's counters of the same (port, core): net/iface.h */

@@ -167,6 +167,7 @@ static void nic_probe_into(struct pci_dev *d, const struct nic_driver *drv, unsi
             /* Both chips' rings (intel_ring); before any core sends on them. */
             p->tx_tcp4_csum &= iring_tx_load_csum_context(&p->q[q].tx) == WS_OK;
         }
+        p->tx_tcp4_tso = p->tx_tcp4_csum;
         nic_report_port(p);
     }
 }

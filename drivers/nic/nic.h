@@ -157,6 +157,8 @@ struct nic_port {
     struct nic_queue *q; /* nqueues entries */
     bool tx_tcp4_csum;   /* every TX ring holds the TCP/IPv4 checksum context: frames marked
                           * PKB_TX_CSUM_TCP4 get their TCP checksum from the NIC */
+    bool tx_tcp4_tso;    /* and the rings cut PKB_TX_TSO frames into segments (both chips do:
+                          * 82576 §7.2.4, 82599 §7.2.4; intel_ring loads the context) */
 
     /* written by core 0 (housekeeping) */
     volatile bool link_up;

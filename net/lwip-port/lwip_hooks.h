@@ -19,4 +19,10 @@ err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen
                           u8_t *opt2, struct pbuf *p);
 #define LWIP_HOOK_TCP_INPACKET_PCB lwport_tcp_inpacket
 
+/* Sees every TCP header lwIP is about to send (no options added: returns opts): notes the wire
+ * MSS of the connection it belongs to for the glue (lwport_tcp_wire_mss). pcb may be NULL. */
+u32_t *lwport_tcp_out_header(struct pbuf *p, struct tcp_hdr *hdr, const struct tcp_pcb *pcb,
+                             u32_t *opts);
+#define LWIP_HOOK_TCP_OUT_ADD_TCPOPTS lwport_tcp_out_header
+
 #endif

@@ -106,6 +106,9 @@
 #define TCP_DEFAULT_LISTEN_BACKLOG 64
 #define TCP_OVERSIZE TCP_MSS
 #define LWIP_TCP_TIMESTAMPS 0
+/* One per-connection word for the port (tcp_hooks.c: the wire MSS of a connection whose
+ * segments the NIC cuts, lwport_tcp_offload_segments). */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 1
 #define LWIP_TCP_KEEPALIVE 1 /* a client that vanishes without a FIN is found and freed */
 #define TCP_KEEPIDLE_DEFAULT 30000
 #define TCP_KEEPINTVL_DEFAULT 5000

@@ -17,6 +17,7 @@
 #include "net/inet6.h"
 #include "net/nexthop.h"
 #include "net/nexthop6.h"
+#include "net/lwip-port/tcp_hooks.h"
 
 /* lwIP never sums an outgoing TCP segment nor an IPv4 header: sink_tx_tcp_csum and
  * sink_tx_ip4_csum leave them to the NIC or sum them once the frame is built
@@ -33,6 +34,41 @@ static struct netif sink_netifs[WS_MAX_PORTS];
 static struct netif *sink_netif_of[WS_MAX_PORTS]; /* NULL: the port has no address */
 static unsigned sink_core;
 static uint32_t sink_held[WS_MAX_CPUS]; /* buffers of each core's pool lwIP holds now */
+
+/* The MTU every netif gets: the smallest of the addressed ports' (portN.mtu). lwIP's own
+ * choice of netif need not be the port the FIB sends by (sink_netif_output), so only the
+ * smallest keeps every segment within the MTU of whichever port it leaves by. */
+static uint16_t sink_netif_mtu = 1500;
+
+/*
+ * lwIP fragments every IPv4 datagram longer than its netif's MTU (ip4_output_if), and an
+ * offloaded connection's segments are (the NIC cuts them: lwport_tcp_offload_segments). So for
+ * the one segment tcp_hooks.c sees leaving, the MTU check is lifted (0: lwIP's "no limit"), and
+ * put back as soon as the glue's output has it, or at the pass's end at the latest.
+ */
+static bool sink_mtu_lifted;
+
+void sink_netif_mtu_lift(void)
+{
+    for (unsigned i = 0; i < WS_MAX_PORTS; i++) {
+        if (sink_netif_of[i] != NULL) {
+            sink_netif_of[i]->mtu = 0;
+        }
+    }
+    sink_mtu_lifted = true;
+}
+
+static inline void sink_netif_mtu_restore(void)
+{
+    if (sink_mtu_lifted) {
+        for (unsigned i = 0; i < WS_MAX_PORTS; i++) {
+            if (sink_netif_of[i] != NULL) {
+                sink_netif_of[i]->mtu = sink_netif_mtu;
+            }
+        }
+        sink_mtu_lifted = false;
+    }
+}
 
 _Static_assert(sizeof(struct pbuf_custom) <= sizeof(((struct pkb *)0)->stack_wrap),
                "a custom pbuf must fit in struct pkb's stack_wrap");
@@ -202,6 +238,7 @@ void sink_netif_input_burst(struct pkb *const *b, unsigned n)
 
 void sink_netif_flush(void)
 {
+    sink_netif_mtu_restore();
     nic_tx_flush(sink_core);
 }
 
@@ -365,6 +402,183 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
     return b;
 }
 
+/*
+ * A segment larger than one frame: an offloaded connection's (lwport_tcp_offload_segments).
+ * Its data is taken in runs of contiguous memory (lwIP's pbufs, neighbours joined: consecutive
+ * writes from one constant buffer extend each other); a run in constant memory leaves as one
+ * TSO frame the NIC cuts at the peer's MSS, any other (copied data: a zero-window probe's
+ * split, or a port that cannot cut) as frames of the peer's MSS made here, by reference where
+ * constant. Every frame carries lwIP's headers with its own length, ID and sequence number,
+ * FIN and PSH on the segment's last only, as the NIC does (82599 §7.2.4).
+ */
+struct sink_seg {
+    const uint8_t *hdr;      /* lwIP's IPv4 and TCP headers */
+    unsigned hlen;           /* their bytes */
+    uint32_t len;            /* the segment's payload bytes */
+    uint16_t wire_mss;       /* the peer's MSS */
+    uint16_t id;             /* the next frame's IPv4 ID */
+    const struct nic_port *out;
+    const uint8_t *mac;
+    unsigned port;
+};
+
+/* sink_seg_frame: a frame with the segment's headers for its payload bytes [off, off + n), the
+ * payload not yet attached: b->len covers the headers. NULL: the pool was empty. */
+static struct pkb *sink_seg_frame(struct sink_seg *s, uint32_t off, uint32_t n)
+{
+    struct pkb *b = pkb_alloc(nic_pool(sink_core));
+    if (b == NULL) {
+        sink_netif_stats.tx_no_buffer++;
+        return NULL;
+    }
+    pkb_tx_own(b);
+    __builtin_memcpy(b->data, s->mac, 6);
+    __builtin_memcpy(b->data + 6, s->out->mac, 6);
+    inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);
+    uint8_t *ip = b->data + INET_ETH_HDR_BYTES, *tcp = ip + INET_IPV4_HDR_BYTES;
+    memcpy(ip, s->hdr, s->hlen);
+    inet_store_be16(ip + 2, (uint16_t)(s->hlen + n));
+    inet_store_be16(ip + 4, s->id++);
+    inet_store_be32(tcp + 4, inet_load_be32(tcp + 4) + off);
+    if (off + n < s->len) {
+        tcp[13] &= (uint8_t)~(INET_TCP_FIN | INET_TCP_PSH); /* the segment's last frame's */
+    }
+    b->len = (uint16_t)(INET_ETH_HDR_BYTES + s->hlen);
+    return b;
+}
+
+/* sink_seg_tso: the run [d, d + n) at payload offset off as one frame the NIC cuts; its TCP
+ * checksum field primed with the pseudo-header sum without the length (the NIC adds each
+ * segment's), the IPv4 one left 0. */
+static bool sink_seg_tso(struct sink_seg *s, const uint8_t *d, uint32_t n, uint32_t off)
+{
+    struct pkb *b = sink_seg_frame(s, off, n);
+    if (b == NULL) {
+        return false;
+    }
+    uint8_t *ip = b->data + INET_ETH_HDR_BYTES;
+    uint32_t sum = inet_csum_add(INET_PROTO_TCP, ip + 12, 8);
+    inet_store_be16(ip + 10, 0);
+    inet_store_be16(ip + INET_IPV4_HDR_BYTES + 16, (uint16_t)~inet_csum_fold(sum));
+    b->tx.ext = d;
+    b->tx.ext_len = n;
+    b->tx.mss = s->wire_mss;
+    b->tx_flags = PKB_TX_TSO | PKB_TX_EXT | PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4;
+    s->id = (uint16_t)(s->id + (n + s->wire_mss - 1) / s->wire_mss - 1); /* the NIC's IDs */
+    nic_tx_queue(sink_core, s->port, b);
+    struct sink_netif_stats *st = &sink_netif_stats;
+    st->tx_frames++;
+    st->tx_bytes += s->hlen + n;
+    st->tx_csum_offloaded++;
+    st->tx_ip_csum_offloaded++;
+    st->tx_by_reference++;
+    st->tx_tso_frames++;
+    return true;
+}
+
+/* sink_seg_one: payload [d, d + n) (at most the peer's MSS) at offset off as one frame, by
+ * reference if it is constant and the frame needs no padding, copied otherwise. */
+static bool sink_seg_one(struct sink_seg *s, const uint8_t *d, uint32_t n, uint32_t off,
+                         bool constant)
+{
+    uint32_t flen = INET_ETH_HDR_BYTES + s->hlen + n;
+    bool by_ref = constant && flen >= INET_ETH_MIN_FRAME_BYTES && n <= IRING_TX_EXT_MAX_BYTES;
+    if (!by_ref && flen > PKB_DATA_BYTES) {
+        sink_netif_stats.tx_too_big++;
+        return false;
+    }
+    struct pkb *b = sink_seg_frame(s, off, n);
+    if (b == NULL) {
+        return false;
+    }
+    if (by_ref) {
+        b->tx.ext = d;
+        b->tx.ext_len = n;
+        b->tx_flags = PKB_TX_EXT;
+        sink_netif_stats.tx_by_reference++;
+    } else {
+        memcpy(b->data + b->len, d, n);
+        b->len = (uint16_t)(b->len + n);
+    }
+    bool padded = flen < INET_ETH_MIN_FRAME_BYTES;
+    if (padded) {
+        memset(b->data + b->len, 0, INET_ETH_MIN_FRAME_BYTES - flen);
+        b->len = INET_ETH_MIN_FRAME_BYTES;
+    }
+    sink_tx_tcp_csum(b, s->out);
+    sink_tx_ip4_csum(b, padded);
+    nic_tx_queue(sink_core, s->port, b);
+    sink_netif_stats.tx_frames++;
+    sink_netif_stats.tx_bytes += s->hlen + n;
+    sink_netif_stats.tx_split_frames++;
+    return true;
+}
+
+/* sink_seg_run: the run [d, d + n) of the segment's payload, at offset off. */
+static bool sink_seg_run(struct sink_seg *s, const uint8_t *d, uint32_t n, uint32_t off)
+{
+    bool constant = sink_is_constant(d, n);
+    if (constant && s->out->tx_tcp4_tso && n > s->wire_mss && n <= IRING_TX_TSO_MAX_BYTES) {
+        return sink_seg_tso(s, d, n, off);
+    }
+    for (uint32_t k = 0; k < n; k += s->wire_mss) {
+        uint32_t c = n - k < s->wire_mss ? n - k : s->wire_mss;
+        if (!sink_seg_one(s, d + k, c, off + k, constant)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* sink_send_segmented: lwIP's TCP/IPv4 segment p, whose payload exceeds the peer's MSS
+ * wire_mss, in frames of at most that (see struct sink_seg). */
+static err_t sink_send_segmented(struct pbuf *p, unsigned port, const uint8_t *mac,
+                                 uint16_t wire_mss)
+{
+    const uint8_t *ip = p->payload;
+    struct sink_seg s = {
+        .hdr = ip, .hlen = INET_IPV4_HDR_BYTES + (ip[INET_IPV4_HDR_BYTES + 12] >> 4) * 4u,
+        .wire_mss = wire_mss, .id = inet_load_be16(ip + 4), .out = nic_port(port),
+        .mac = mac, .port = port,
+    };
+    s.len = p->tot_len - s.hlen;
+    const uint8_t *run = NULL;
+    uint32_t run_len = 0, off = 0, skip = s.hlen;
+    for (const struct pbuf *q = p; q != NULL; q = q->next) {
+        const uint8_t *d = (const uint8_t *)q->payload + skip;
+        uint32_t n = q->len - skip;
+        skip = 0;
+        if (run != NULL && run + run_len == d) {
+            run_len += n;
+            continue;
+        }
+        if (run != NULL && !sink_seg_run(&s, run, run_len, off)) {
+            return ERR_MEM; /* lwIP sends the segment again (the frames before it twice) */
+        }
+        off += run_len;
+        run = d;
+        run_len = n;
+    }
+    if (run != NULL && !sink_seg_run(&s, run, run_len, off)) {
+        return ERR_MEM;
+    }
+    return ERR_OK;
+}
+
+/* sink_segment_wire_mss: the peer's MSS if p is a TCP/IPv4 segment with more payload than
+ * that (an offloaded connection's), else 0. */
+static uint16_t sink_segment_wire_mss(const struct pbuf *p)
+{
+    const uint8_t *ip = p->payload;
+    if (p->len < INET_IPV4_HDR_BYTES + 20 || ip[0] != 0x45 || ip[9] != INET_PROTO_TCP) {
+        return 0;
+    }
+    const uint8_t *tcp = ip + INET_IPV4_HDR_BYTES;
+    uint16_t mss = lwport_tcp_wire_mss(tcp);
+    unsigned hlen = INET_IPV4_HDR_BYTES + (tcp[12] >> 4) * 4u;
+    return mss != 0 && p->len >= hlen && p->tot_len > hlen + mss ? mss : 0;
+}
+
 /* sink_netif_send: lwIP's datagram p out of the port and to the MAC resolution gave. */
 static err_t sink_netif_send(struct pbuf *p, enum nexthop_result r, unsigned port,
                              const uint8_t *mac)
@@ -383,6 +597,10 @@ static err_t sink_netif_send(struct pbuf *p, enum nexthop_result r, unsigned por
         st->tx_unresolved++;
         return ERR_OK; /* likewise, once ARP has answered */
     }
+    uint16_t wire_mss = sink_segment_wire_mss(p);
+    if (wire_mss != 0) {
+        return sink_send_segmented(p, port, mac, wire_mss);
+    }
     struct pkb *b = sink_frame(p, nic_port(port), mac);
     if (b == NULL) {
         return ERR_MEM;
@@ -396,6 +614,7 @@ static err_t sink_netif_send(struct pbuf *p, enum nexthop_result r, unsigned por
 /* lwIP's IPv4 output: the FIB, not lwIP's netif choice, decides the egress port. */
 static err_t sink_netif_output(struct netif *n, struct pbuf *p, const ip4_addr_t *dst)
 {
+    sink_netif_mtu_restore();
     unsigned port = 0;
     uint8_t mac[6];
     (void)n;
@@ -413,11 +632,6 @@ static err_t sink_netif_output6(struct netif *n, struct pbuf *p, const ip6_addr_
     enum nexthop_result r = nexthop6_resolve(sink_core, (const uint8_t *)dst->addr, &port, mac);
     return sink_netif_send(p, r, port, mac);
 }
-
-/* The MTU every netif gets: the smallest of the addressed ports' (portN.mtu). lwIP's own
- * choice of netif need not be the port the FIB sends by (sink_netif_output), so only the
- * smallest keeps every segment within the MTU of whichever port it leaves by. */
-static uint16_t sink_netif_mtu = 1500;
 
 static err_t sink_netif_setup(struct netif *n)
 {

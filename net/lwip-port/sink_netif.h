@@ -34,8 +34,9 @@ struct sink_netif_stats {
     uint64_t rx_gro_merged;  /* segments that joined the one before them in such a run */
     uint64_t rx_acks_superseded; /* pure ACKs a later one of the same burst and connection
                                   * made redundant: released unseen by lwIP (net/gro.h) */
-    uint64_t tx_frames;      /* datagrams lwIP sent, queued on a TX ring */
-    uint64_t tx_bytes;       /* their IP bytes */
+    uint64_t tx_frames;      /* frames queued on a TX ring: one per datagram lwIP sent, or
+                              * the parts of a larger segment (tx_tso_frames, tx_split_frames) */
+    uint64_t tx_bytes;       /* their IP bytes (a TSO frame's headers once) */
     uint64_t tx_csum_offloaded; /* of tx_frames, TCP checksum left to the NIC (pseudo-header
                                  * sum primed, PKB_TX_CSUM_TCP4) */
     uint64_t tx_csum_sw;     /* of tx_frames, TCP checksum summed here (a port without it) */
@@ -43,6 +44,11 @@ struct sink_netif_stats {
                                     * (PKB_TX_CSUM_IP4: offloaded TCP, not padded) */
     uint64_t tx_by_reference; /* of tx_frames, TCP segments whose data the NIC read from a
                                * constant payload (PKB_TX_EXT), not copied */
+    uint64_t tx_tso_frames;  /* of tx_frames, parts of a larger segment the NIC cuts into
+                              * segments of the peer's MSS (PKB_TX_TSO;
+                              * lwport_tcp_offload_segments) */
+    uint64_t tx_split_frames; /* of tx_frames, parts of a larger segment cut here at the peer's
+                               * MSS (data not constant, or a port that cannot cut) */
     uint64_t tx_no_route;    /* dropped: no route to the destination */
     uint64_t tx_port_down;   /* dropped: egress link down */
     uint64_t tx_unresolved;  /* dropped: next hop's MAC unknown (an ARP request went out) */
@@ -64,6 +70,9 @@ void sink_netif_input(struct pkb *b);
 /* sink_netif_input_burst: give a burst of handed-off frames to lwIP, consecutive in-order
  * segments of one connection as one segment (net/gro.h); consumes them all. */
 void sink_netif_input_burst(struct pkb *const *b, unsigned n);
+/* sink_netif_mtu_lift: the next IPv4 datagram lwIP sends is not fragmented, however long (an
+ * offloaded TCP segment: tcp_hooks.c); the netifs' MTU comes back with its output. */
+void sink_netif_mtu_lift(void);
 /* sink_netif_flush: send what lwIP queued during this pass (one tail write per port). */
 void sink_netif_flush(void);
 

@@ -7,7 +7,9 @@
 
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
+#include "drivers/nic/nic.h"
 #include "net/lwip-port/lwip_hooks.h"
+#include "net/lwip-port/sink_netif.h"
 #include "net/nexthop.h"
 #include "net/nexthop6.h"
 
@@ -110,6 +112,88 @@ static bool lwport_ooseq_past_window(const struct tcp_pcb *pcb, const struct tcp
     return TCP_SEQ_GT(end, pcb->rcv_nxt + pcb->rcv_wnd);
 }
 
+/*
+ * TCP segmentation offload. lwIP 2.1.3 sizes every segment to pcb->mss, and each costs it a
+ * header pbuf, a reference pbuf, a trip through tcp_output, ip4_output and the glue, and an
+ * entry in the unacknowledged queue. For a connection that sends from constant memory, the
+ * glue can instead give the NIC one segment of up to 16 KiB and let it cut the wire segments
+ * (PKB_TX_TSO): so lwIP's MSS for it is raised to the largest multiple of the peer's MSS that
+ * fits (tcp_write still keeps each segment within half the peer's largest window), and the
+ * peer's MSS is kept in the pcb's extension word for the glue. The raise waits for the first
+ * segment from the peer after the handshake: lwIP computes the initial congestion window from
+ * the MSS once the connection is established (tcp_process), and that window stays the
+ * RFC 3390 one. lwIP never sends more than its congestion window and assumes it holds at least
+ * one segment (tcp_output starts no timer otherwise), so the window is raised to one large
+ * segment, about RFC 6928's initial window of ten. Retransmissions and a zero-window probe's
+ * split segments stay the large segments lwIP made: the glue sends copied data in frames of
+ * the peer's MSS (sink_netif.c).
+ */
+#define LWPORT_TSO_WANTED 0x10000u /* ext word: raise at the next segment from the peer */
+static u8_t lwport_ext_id = 0xFF;
+static struct {
+    u32_t seqno; /* network order, as in the header */
+    u16_t src, dest;
+    u16_t wire_mss;
+} lwport_tx_next;
+
+static uintptr_t lwport_ext_word(const struct tcp_pcb *pcb)
+{
+    return lwport_ext_id == 0xFF ? 0 : (uintptr_t)pcb->ext_args[lwport_ext_id].data;
+}
+
+void lwport_tcp_offload_segments(struct tcp_pcb *pcb)
+{
+    if (IP_IS_V6(&pcb->remote_ip)) {
+        return; /* the TX rings' contexts are TCP over IPv4 */
+    }
+    if (lwport_ext_id == 0xFF) {
+        lwport_ext_id = tcp_ext_arg_alloc_id();
+    }
+    tcp_ext_arg_set(pcb, lwport_ext_id, (void *)(uintptr_t)LWPORT_TSO_WANTED);
+    tcp_nagle_disable(pcb);
+}
+
+/* lwport_tso_raise: the peer's first segment after the handshake reached offloaded pcb. */
+static void lwport_tso_raise(struct tcp_pcb *pcb)
+{
+    u16_t wire = pcb->mss;
+    u32_t big = wire != 0 ? (IRING_TX_TSO_MAX_BYTES / wire) * wire : 0;
+    if (big <= wire || wire < IRING_TX_TSO_MIN_MSS || wire > IRING_TX_TSO_MAX_MSS) {
+        tcp_ext_arg_set(pcb, lwport_ext_id, NULL); /* nothing to gain, or nothing the NIC cuts */
+        return;
+    }
+    tcp_ext_arg_set(pcb, lwport_ext_id, (void *)(uintptr_t)wire);
+    pcb->mss = (u16_t)big;
+    if (pcb->cwnd < big) {
+        pcb->cwnd = (tcpwnd_size_t)big;
+    }
+    lwport_tcp_stats.tso_connections++;
+}
+
+u32_t *lwport_tcp_out_header(struct pbuf *p, struct tcp_hdr *hdr, const struct tcp_pcb *pcb,
+                             u32_t *opts)
+{
+    uintptr_t w = pcb != NULL ? lwport_ext_word(pcb) : 0;
+    lwport_tx_next.seqno = hdr->seqno;
+    lwport_tx_next.src = hdr->src;
+    lwport_tx_next.dest = hdr->dest;
+    lwport_tx_next.wire_mss = (w & LWPORT_TSO_WANTED) ? 0 : (u16_t)w;
+    if (lwport_tx_next.wire_mss != 0 &&
+        p->tot_len > (u32_t)TCPH_HDRLEN_BYTES(hdr) + lwport_tx_next.wire_mss) {
+        sink_netif_mtu_lift(); /* one segment larger than a frame: lwIP must not fragment it */
+    }
+    return opts;
+}
+
+uint16_t lwport_tcp_wire_mss(const uint8_t *tcp)
+{
+    const struct tcp_hdr *h = (const struct tcp_hdr *)tcp;
+    uint16_t mss = lwport_tx_next.wire_mss;
+    lwport_tx_next.wire_mss = 0; /* one segment's */
+    return h->seqno == lwport_tx_next.seqno && h->src == lwport_tx_next.src &&
+                   h->dest == lwport_tx_next.dest ? mss : 0;
+}
+
 err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
                         u8_t *opt2, struct pbuf *p)
 {
@@ -130,6 +214,9 @@ err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen
     }
     if (pcb->state < ESTABLISHED || pcb->state == TIME_WAIT) {
         return ERR_OK;
+    }
+    if (lwport_ext_word(pcb) == LWPORT_TSO_WANTED) {
+        lwport_tso_raise(pcb);
     }
     if (p->tot_len > 0 && TCP_SEQ_GT(hdr->seqno, pcb->rcv_nxt)) {
         st->out_of_order++; /* a hole before it: lwIP queues it (pcb->ooseq) if there is room */

@@ -12,7 +12,7 @@ net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c ${3:
     lwip_srcs="init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in tcp_out timeouts udp \
 ipv4/icmp ipv4/ip4 ipv4/ip4_addr ipv4/ip4_frag ipv6/icmp6 ipv6/inet6 ipv6/ip6 ipv6/ip6_addr \
 ipv6/ip6_frag ipv6/nd6 ipv6/mld6"
-    sim_srcs="$2 tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c"
+    sim_srcs="$2 tests/fakes/fake_sink_platform.c tests/fakes/fake_tso.c tests/hostsim/sink_peer.c"
     fw_cflags="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
 -mcmodel=small -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables"

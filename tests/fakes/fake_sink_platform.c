@@ -19,6 +19,7 @@
 #include "console.h"
 #include "drivers/nic/intel_ring.h"
 #include "drivers/nic/nic.h"
+#include "tests/fakes/fake_tso.h"
 #include "loop.h"
 #include "panic.h"
 #include "time.h"
@@ -39,6 +40,11 @@ static unsigned fsp_tx_head, fsp_tx_tail;
 static uint64_t fsp_tx_drop;
 static uint64_t fsp_tx_csum_completed; /* frames whose TCP checksum the fake NIC completed */
 static uint64_t fsp_tx_ext_frames;     /* frames sent in two parts (PKB_TX_EXT) */
+static uint64_t fsp_tx_tso_frames;     /* frames cut into segments (PKB_TX_TSO) */
+/* A TSO frame's segments, each in a buffer of the frame's pool, waiting for fsp_tx_take. */
+#define FSP_TSO_SEGS (IRING_TX_TSO_MAX_BYTES / IRING_TX_TSO_MIN_MSS + 1)
+static struct fsp_tx_slot fsp_tso_segs[FSP_TSO_SEGS];
+static unsigned fsp_tso_head, fsp_tso_tail;
 
 static void *fsp_alloc(size_t align, size_t bytes)
 {
@@ -76,6 +82,7 @@ static void fsp_port_up(unsigned i, bool has_address, uint32_t ip, uint8_t prefi
     fsp_port_mac(i, p->mac);
     p->nqueues = FSP_CORES;
     p->tx_tcp4_csum = true; /* as igb and the 82599 (iring_tx_burst below completes it) */
+    p->tx_tcp4_tso = true;  /* likewise (fsp_tx_take cuts the segments) */
     struct net_port *np = net_port(i); /* what net/iface.c would make of the config */
     np->has_address = has_address;
     memcpy(np->ifc.mac, p->mac, 6);
@@ -179,11 +186,58 @@ static void fsp_nic_tcp4_csum(struct pkb *b)
     fsp_tx_csum_completed++;
 }
 
+/* fsp_tso_segment: one segment the fake NIC cut, into a buffer of the TSO frame's pool. */
+static struct fsp_tx_slot fsp_tso_frame; /* the frame being cut */
+
+static void fsp_tso_segment(void *ctx, const uint8_t *seg, uint32_t len)
+{
+    (void)ctx;
+    struct pkb *b = pkb_alloc(fsp_tso_frame.b->pool);
+    if (b == NULL || fsp_tso_tail - fsp_tso_head == FSP_TSO_SEGS) {
+        panic("fake NIC: no buffer for a TSO segment (pool of core %u)", fsp_tso_frame.b->owner);
+    }
+    memcpy(b->data, seg, len);
+    b->len = (uint16_t)len;
+    pkb_tx_own(b);
+    fsp_tso_segs[fsp_tso_tail++ % FSP_TSO_SEGS] = (struct fsp_tx_slot){ b, fsp_tso_frame.port };
+}
+
+/* fsp_tx_cut: TSO frame s into its segments (fsp_tso_segs), as the NIC would (fake_tso.c);
+ * the frame's own buffer completes at once. */
+static void fsp_tx_cut(const struct fsp_tx_slot *s)
+{
+    static uint8_t whole[PKB_DATA_BYTES + IRING_TX_TSO_MAX_BYTES];
+    struct pkb *b = s->b;
+    memcpy(whole, b->data, b->len);
+    memcpy(whole + b->len, b->tx.ext, b->tx.ext_len);
+    fsp_tso_frame = *s;
+    if (fake_tso_cut(whole, b->len + b->tx.ext_len, b->len, b->tx.mss, fsp_tso_segment,
+                     NULL) == 0) {
+        panic("fake NIC: a TSO frame it cannot cut (headers %u, payload %u, MSS %u)", b->len,
+              b->tx.ext_len, b->tx.mss);
+    }
+    fsp_tx_tso_frames++;
+    fsp_tx_csum_completed++;
+    pkb_free(b, b->owner);
+}
+
 unsigned fsp_tx_take(struct pkb **out, unsigned *port, unsigned max)
 {
     unsigned n = 0;
+    while (n < max && fsp_tso_head != fsp_tso_tail) { /* a cut frame's segments first */
+        struct fsp_tx_slot *s = &fsp_tso_segs[fsp_tso_head++ % FSP_TSO_SEGS];
+        out[n] = s->b;
+        if (port != NULL) {
+            port[n] = s->port;
+        }
+        n++;
+    }
     while (n < max && fsp_tx_head != fsp_tx_tail) {
         struct fsp_tx_slot *s = &fsp_txq[fsp_tx_head++ % FSP_TX_MAX];
+        if (s->b->tx_flags & PKB_TX_TSO) {
+            fsp_tx_cut(s);
+            return n + fsp_tx_take(out + n, port != NULL ? port + n : NULL, max - n);
+        }
         out[n] = s->b;
         if (s->b->tx_flags & PKB_TX_EXT) { /* the wire gets both parts as one frame */
             memcpy(s->b->data + s->b->len, s->b->tx.ext, s->b->tx.ext_len);
@@ -219,7 +273,19 @@ void fsp_tx_flush(void)
 
 unsigned fsp_tx_pending(void)
 {
-    return fsp_tx_tail - fsp_tx_head;
+    return fsp_tx_tail - fsp_tx_head + (fsp_tso_tail - fsp_tso_head);
+}
+
+uint64_t fsp_tx_tso_done(void)
+{
+    return fsp_tx_tso_frames;
+}
+
+void fsp_set_tx_tso(bool on)
+{
+    for (unsigned i = 0; i < FSP_PORTS; i++) {
+        fsp_ports[i].tx_tcp4_tso = on;
+    }
 }
 
 uint64_t fsp_tx_dropped(void)
@@ -265,6 +331,7 @@ void fsp_set_tx_csum_offload(bool on)
 {
     for (unsigned i = 0; i < FSP_PORTS; i++) {
         fsp_ports[i].tx_tcp4_csum = on;
+        fsp_ports[i].tx_tcp4_tso = on;
     }
 }
 
@@ -279,11 +346,18 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
             panic("iring_tx_burst: port%u q%u: buffer of core %u, len %u", t->port, t->core,
                   b->owner, b->len);
         }
+        const uint16_t tso = PKB_TX_TSO | PKB_TX_EXT | PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4;
+        if ((b->tx_flags & PKB_TX_TSO) &&
+            (b->tx_flags != tso || !fsp_ports[t->port].tx_tcp4_tso || b->tx.ext_len <= b->tx.mss ||
+             b->tx.ext_len > IRING_TX_TSO_MAX_BYTES || b->tx.mss < IRING_TX_TSO_MIN_MSS)) {
+            panic("iring_tx_burst: port%u: TSO frame the NIC cannot cut (flags %u, payload %u, "
+                  "MSS %u)", t->port, b->tx_flags, b->tx.ext_len, b->tx.mss);
+        }
         if (((b->tx_flags & PKB_TX_CSUM_TCP4) && (!fsp_ports[t->port].tx_tcp4_csum ||
                                                   b->len < 54)) ||
-            (b->tx_flags & ~(PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT)) ||
+            (b->tx_flags & ~(PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT | PKB_TX_TSO)) ||
             ((b->tx_flags & PKB_TX_CSUM_IP4) && !(b->tx_flags & PKB_TX_CSUM_TCP4)) ||
-            ((b->tx_flags & PKB_TX_EXT) &&
+            ((b->tx_flags & (PKB_TX_EXT | PKB_TX_TSO)) == PKB_TX_EXT &&
              (b->tx.ext_len == 0 || b->len + b->tx.ext_len > PKB_DATA_BYTES))) {
             panic("iring_tx_burst: port%u: offload %u asked of a port without it (len %u)",
                   t->port, b->tx_flags, b->len);

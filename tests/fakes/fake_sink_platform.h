@@ -58,6 +58,11 @@ uint64_t fsp_tx_csum_done(void);
 /* Frames the sink sent in two parts (PKB_TX_EXT): the fake queue joins them (as the NIC would
  * gather its two descriptors) when the wire takes the frame (fsp_tx_take). */
 uint64_t fsp_tx_ext_done(void);
+/* Frames the sink asked the NIC to cut (PKB_TX_TSO): the fake queue cuts them (fake_tso.c)
+ * when the wire takes them, each segment in a new buffer of the frame's pool. fsp_set_tx_tso
+ * turns the ports' nic_port.tx_tcp4_tso off or on (on after fsp_setup). */
+uint64_t fsp_tx_tso_done(void);
+void fsp_set_tx_tso(bool on);
 
 /* nexthop_resolve's answer: NEXTHOP_OK (the default) resolves every address of the ports'
  * subnets to port and MAC fsp_peer_mac(ip); anything else is returned as is. */

@@ -48,7 +48,7 @@ declare -A SRCS=(
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
     [fuzz_lwip]="net/handoff.c drivers/nic/nic_tx.c net/iface.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c
         net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c net/local.c net/neigh.c net/inet.c net/inet6.c
-        kernel/err.c tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c
+        kernel/err.c tests/fakes/fake_sink_platform.c tests/fakes/fake_tso.c tests/hostsim/sink_peer.c
         $OUT/lwip/liblwip.a"
     [fuzz_ixgbe_model]="tests/hostsim/ixgbe_platform.c tests/hostsim/ixgbe_appliance.c
         tests/hostsim/sim_frames.c
@@ -81,7 +81,7 @@ NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
 SRCS[fuzz_sink_services]="net/handoff.c drivers/nic/nic_tx.c net/iface.c net/inet.c net/inet6.c apps/sink/sink.c apps/sink/basic.c
     apps/sink/iperf3.c apps/sink/iperf3_data.c apps/sink/iperf3_proto.c apps/sink/netperf.c apps/sink/netperf_proto.c
     net/lwip-port/sink_netif.c net/gro.c net/lwip-port/isn.c net/lwip-port/sys_arch.c net/lwip-port/tcp_hooks.c net/lwip-port/siphash.c kernel/pkb.c kernel/err.c
-    tests/fakes/fake_sink_platform.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c
+    tests/fakes/fake_sink_platform.c tests/fakes/fake_tso.c tests/hostsim/sink_peer.c build/src/cjson-1.7.15/cJSON.c
     $OUT/lwip/liblwip.a"
 EXTRA[fuzz_sink_services]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen -Ibuild/src/cjson-1.7.15
     -Itests/hostsim/hostinc"

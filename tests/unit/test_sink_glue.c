@@ -951,6 +951,116 @@ static void test_constant_data_leaves_by_reference(void **state)
     ts_assert_idle();
 }
 
+/* A server of the test's own whose connections are offloaded (lwport_tcp_offload_segments):
+ * asked, it writes TS_TSO_BYTES from a constant buffer, first to the buffer's end, then from
+ * its start again (two pieces of memory), as netperf's TCP_MAERTS wraps round np_fill. */
+#define TS_TSO_PORT 5998
+#define TS_TSO_BYTES 40000u
+static uint8_t ts_tso_data[24000];
+
+static err_t ts_tso_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    (void)arg;
+    (void)err;
+    if (p == NULL) {
+        tcp_arg(pcb, NULL);
+        tcp_recv(pcb, NULL);
+        return tcp_close(pcb);
+    }
+    tcp_recved(pcb, p->tot_len);
+    pbuf_free(p);
+    assert_true(tcp_mss(pcb) > 1460); /* the request raised it (the peer's first segment) */
+    assert_int_equal(tcp_write(pcb, ts_tso_data, sizeof(ts_tso_data), 0), ERR_OK);
+    assert_int_equal(tcp_write(pcb, ts_tso_data, TS_TSO_BYTES - sizeof(ts_tso_data), 0), ERR_OK);
+    return ERR_OK;
+}
+
+static err_t ts_tso_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    (void)arg;
+    (void)err;
+    lwport_tcp_offload_segments(pcb);
+    assert_int_equal(tcp_mss(pcb), 1460); /* not before the handshake's end is behind it */
+    tcp_recv(pcb, ts_tso_recv);
+    return ERR_OK;
+}
+
+/* ts_tso_stream: ask the server for its bytes and read them all, acknowledging what arrived
+ * after each pass; checks each wire segment (within the MSS, checksums verified by ts_collect)
+ * and every byte. Returns the data segments. */
+static unsigned ts_tso_stream(uint16_t sport)
+{
+    struct sink_peer p = ts_peer(1);
+    struct sink_tcp c;
+    unsigned from = ts_ncaps;
+    ts_connect(&c, &p, sport, TS_TSO_PORT);
+    uint8_t go = 'g';
+    sink_peer_hand(&p, sink_tcp_data(&c, &go, 1));
+    for (unsigned i = 0; i < 20 && c.data_received < TS_TSO_BYTES; i++) {
+        unsigned at = ts_ncaps;
+        ts_pass();
+        ts_tcp_feed(&c, at);
+        sink_peer_hand(&p, sink_tcp_ack(&c));
+    }
+    ts_pass();
+    assert_int_equal(c.data_received, TS_TSO_BYTES);
+    unsigned segs = 0, off = 0;
+    for (unsigned i = from; i < ts_ncaps; i++) {
+        const struct sink_seg *g = &ts_caps[i].s;
+        if (g->proto != SP_PROTO_TCP || g->len == 0) {
+            continue;
+        }
+        assert_true(g->len <= 1460);
+        assert_int_equal(g->seq - c.irs - 1, off); /* in order, none twice */
+        for (unsigned k = 0; k < g->len; k++) {
+            assert_int_equal(g->data[k], ts_tso_data[(off + k) % sizeof(ts_tso_data)]);
+        }
+        off += g->len;
+        segs++;
+    }
+    assert_int_equal(off, TS_TSO_BYTES);
+    ts_close(&c);
+    ts_advance(500, 250);
+    ts_reclaim();
+    return segs;
+}
+
+/* An offloaded connection: lwIP builds segments of up to 16 KiB once the peer has spoken after
+ * the handshake, each piece of constant memory in them leaves as one frame the NIC cuts at the
+ * peer's MSS (the fake NIC cuts as the chips do), and the client reads every byte, in order, in
+ * segments of at most its MSS with good checksums. A port that cannot cut gets the same
+ * segments cut by the glue, still by reference. */
+static void test_offloaded_connection_segments_on_the_nic(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sizeof(ts_tso_data); i++) {
+        ts_tso_data[i] = (uint8_t)(i * 53 + 3);
+    }
+    sink_netif_constant(ts_tso_data, sizeof(ts_tso_data));
+    struct tcp_pcb *l = ts_listen(TS_TSO_PORT, ts_tso_accept);
+    uint64_t conns0 = lwport_tcp_stats.tso_connections, tso0 = sink_netif_stats.tx_tso_frames;
+    uint64_t nic0 = fsp_tx_tso_done(), split0 = sink_netif_stats.tx_split_frames;
+    unsigned segs = ts_tso_stream(42000);
+    /* lwIP's segments: 16060; 7940 + 8120 (the second write fills the first one's last
+     * segment: two pieces, two frames); 7880. On the wire: 11, 6 + 6, 6. */
+    assert_int_equal(segs, 29);
+    assert_int_equal(lwport_tcp_stats.tso_connections - conns0, 1);
+    assert_int_equal(sink_netif_stats.tx_tso_frames - tso0, 4);
+    assert_int_equal(fsp_tx_tso_done() - nic0, sink_netif_stats.tx_tso_frames - tso0);
+    assert_int_equal(sink_netif_stats.tx_split_frames, split0);
+
+    fsp_set_tx_tso(false);
+    tso0 = sink_netif_stats.tx_tso_frames;
+    uint64_t ref0 = sink_netif_stats.tx_by_reference;
+    segs = ts_tso_stream(42001);
+    fsp_set_tx_tso(true);
+    assert_int_equal(sink_netif_stats.tx_tso_frames, tso0);
+    assert_true(sink_netif_stats.tx_split_frames - split0 >= 20);
+    assert_true(sink_netif_stats.tx_by_reference - ref0 >= 20);
+    tcp_close(l);
+    ts_assert_idle();
+}
+
 /* ts_pcb_on: the active pcb with local port lport (the service's side of a connection). */
 static struct tcp_pcb *ts_pcb_on(uint16_t lport)
 {
@@ -1226,6 +1336,7 @@ int main(void)
         cmocka_unit_test(test_tcp_echo),
         cmocka_unit_test(test_tcp_checksum_left_to_the_nic_or_summed),
         cmocka_unit_test(test_constant_data_leaves_by_reference),
+        cmocka_unit_test(test_offloaded_connection_segments_on_the_nic),
         cmocka_unit_test(test_tcp_echo_caps_what_it_queues),
         cmocka_unit_test(test_tcp_echo_window_bounds_what_it_holds),
         cmocka_unit_test(test_ooseq_past_a_small_window_dropped),
