@@ -192,14 +192,24 @@ def test_benchmark_clients(lab):
     assert i3 == {"rx_bytes": j["end"]["sum_received"]["bytes"], "tests_done": 1}, i3
     assert after["netperf"]["tests_done"] - before["netperf"]["tests_done"] == 1
     assert after["netperf"]["rx_bytes"] > before["netperf"]["rx_bytes"]
-    # -R: the appliance sends its constant payload by reference (two TX descriptors, only the
-    # headers copied) with the NIC completing each checksum; the client's TCP takes it all
+    # -R: the appliance sends its constant payload by reference (only the headers copied) in
+    # segments of up to 16 KiB that the NIC cuts at the client's MSS, completing each checksum
+    # (TCP segmentation offload); the client's TCP takes it all, and the port counts the
+    # segments it sent, not the frames it was given
+    def tx_queues(st, key):
+        return sum(q[key] for p in st["ports"] for q in p["queues"])
+    before_r = lab.stats()
     r = ns_run(lab.nss[0], "iperf3", "-c", APPLIANCE, "-t", "3", "-R", "-J", check=False,
                timeout=120)
     j = json.loads(r.stdout)
     assert r.returncode == 0 and "error" not in j, j.get("error")
-    rev = settled(lab)["sink"]
+    st = settled(lab)
+    rev = st["sink"]
     sent = rev["iperf3"]["tx_bytes"] - after["iperf3"]["tx_bytes"]
     assert sent == j["end"]["sum_sent"]["bytes"] > 1_000_000, (sent, j["end"]["sum_sent"])
-    by_ref = rev["netif"]["tx_by_reference"] - after["netif"]["tx_by_reference"]
-    assert by_ref >= sent // 1460 // 2, (by_ref, sent)
+    assert rev["tcp"]["tso_connections"] - after["tcp"]["tso_connections"] == 1, rev["tcp"]
+    tso = rev["netif"]["tx_tso_frames"] - after["netif"]["tx_tso_frames"]
+    assert tso >= sent // 16060 // 2, (tso, sent)
+    assert tx_queues(st, "tx_tso_frames") - tx_queues(before_r, "tx_tso_frames") == tso
+    assert tx_queues(st, "tx_bad_tso") == 0
+    assert tx_queues(st, "tx_packets") - tx_queues(before_r, "tx_packets") >= sent // 1460
