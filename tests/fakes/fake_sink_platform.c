@@ -41,10 +41,14 @@ static uint64_t fsp_tx_drop;
 static uint64_t fsp_tx_csum_completed; /* frames whose TCP checksum the fake NIC completed */
 static uint64_t fsp_tx_ext_frames;     /* frames sent in two parts (PKB_TX_EXT) */
 static uint64_t fsp_tx_tso_frames;     /* frames cut into segments (PKB_TX_TSO) */
-/* A TSO frame's segments, each in a buffer of the frame's pool, waiting for fsp_tx_take. */
+/* A TSO frame's segments, waiting for fsp_tx_take, each in a buffer of the wire's own pool
+ * (a NIC cuts into its own memory, not the core's): room for one frame's segments and the
+ * most a caller holds (fsp_tx_take's max, 64) until it calls fsp_tx_done. */
 #define FSP_TSO_SEGS (IRING_TX_TSO_MAX_BYTES / IRING_TX_TSO_MIN_MSS + 1)
+#define FSP_WIRE_BUFFERS (FSP_TSO_SEGS + 64)
 static struct fsp_tx_slot fsp_tso_segs[FSP_TSO_SEGS];
 static unsigned fsp_tso_head, fsp_tso_tail;
+static struct pkb_pool fsp_wire_pool;
 
 static void *fsp_alloc(size_t align, size_t bytes)
 {
@@ -114,6 +118,10 @@ void fsp_setup(uint32_t pool_buffers, bool quiet)
         uint8_t *data = fsp_alloc(PKB_DATA_BYTES, (size_t)pool_buffers * PKB_DATA_BYTES);
         pkb_pool_init(&fsp_pools[c], (uint16_t)c, meta, stack, data, pool_buffers);
     }
+    pkb_pool_init(&fsp_wire_pool, FSP_WIRE_OWNER, fsp_alloc(64, FSP_WIRE_BUFFERS * sizeof(struct pkb)),
+                  fsp_alloc(64, FSP_WIRE_BUFFERS * sizeof(struct pkb *)),
+                  fsp_alloc(PKB_DATA_BYTES, (size_t)FSP_WIRE_BUFFERS * PKB_DATA_BYTES),
+                  FSP_WIRE_BUFFERS);
     _Static_assert(FSP_PORTS == 2, "the ports below");
     fsp_port_up(0, CONFIG_PORT0_HAS_ADDRESS, CONFIG_PORT0_IP, CONFIG_PORT0_PREFIX);
     fsp_port_up(1, CONFIG_PORT1_HAS_ADDRESS, CONFIG_PORT1_IP, CONFIG_PORT1_PREFIX);
@@ -142,7 +150,8 @@ bool fsp_pools_full(void)
             return false;
         }
     }
-    return true;
+    return fsp_wire_pool.nfree == fsp_wire_pool.size && !fsp_wire_pool.double_free &&
+           !fsp_wire_pool.foreign_free;
 }
 
 uint32_t fsp_pool_free(unsigned core)
@@ -186,15 +195,16 @@ static void fsp_nic_tcp4_csum(struct pkb *b)
     fsp_tx_csum_completed++;
 }
 
-/* fsp_tso_segment: one segment the fake NIC cut, into a buffer of the TSO frame's pool. */
+/* fsp_tso_segment: one segment the fake NIC cut, into a buffer of the wire's pool. */
 static struct fsp_tx_slot fsp_tso_frame; /* the frame being cut */
 
 static void fsp_tso_segment(void *ctx, const uint8_t *seg, uint32_t len)
 {
     (void)ctx;
-    struct pkb *b = pkb_alloc(fsp_tso_frame.b->pool);
+    struct pkb *b = pkb_alloc(&fsp_wire_pool);
     if (b == NULL || fsp_tso_tail - fsp_tso_head == FSP_TSO_SEGS) {
-        panic("fake NIC: no buffer for a TSO segment (pool of core %u)", fsp_tso_frame.b->owner);
+        panic("fake NIC: no buffer for a TSO segment (the caller holds %u of the wire's)",
+              fsp_wire_pool.size - fsp_wire_pool.nfree);
     }
     memcpy(b->data, seg, len);
     b->len = (uint16_t)len;
@@ -224,19 +234,21 @@ static void fsp_tx_cut(const struct fsp_tx_slot *s)
 unsigned fsp_tx_take(struct pkb **out, unsigned *port, unsigned max)
 {
     unsigned n = 0;
-    while (n < max && fsp_tso_head != fsp_tso_tail) { /* a cut frame's segments first */
-        struct fsp_tx_slot *s = &fsp_tso_segs[fsp_tso_head++ % FSP_TSO_SEGS];
-        out[n] = s->b;
-        if (port != NULL) {
-            port[n] = s->port;
+    while (n < max && (fsp_tso_head != fsp_tso_tail || fsp_tx_head != fsp_tx_tail)) {
+        struct fsp_tx_slot *s;
+        if (fsp_tso_head != fsp_tso_tail) { /* a cut frame's segments first */
+            s = &fsp_tso_segs[fsp_tso_head++ % FSP_TSO_SEGS];
+            out[n] = s->b;
+            if (port != NULL) {
+                port[n] = s->port;
+            }
+            n++;
+            continue;
         }
-        n++;
-    }
-    while (n < max && fsp_tx_head != fsp_tx_tail) {
-        struct fsp_tx_slot *s = &fsp_txq[fsp_tx_head++ % FSP_TX_MAX];
+        s = &fsp_txq[fsp_tx_head++ % FSP_TX_MAX];
         if (s->b->tx_flags & PKB_TX_TSO) {
             fsp_tx_cut(s);
-            return n + fsp_tx_take(out + n, port != NULL ? port + n : NULL, max - n);
+            continue;
         }
         out[n] = s->b;
         if (s->b->tx_flags & PKB_TX_EXT) { /* the wire gets both parts as one frame */

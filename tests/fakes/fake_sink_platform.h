@@ -62,6 +62,7 @@ uint64_t fsp_tx_ext_done(void);
  * when the wire takes them, each segment in a new buffer of the frame's pool. fsp_set_tx_tso
  * turns the ports' nic_port.tx_tcp4_tso off or on (on after fsp_setup). */
 uint64_t fsp_tx_tso_done(void);
+#define FSP_WIRE_OWNER 0x7777u /* the owner of those segments' buffers: no core (the wire's) */
 void fsp_set_tx_tso(bool on);
 
 /* nexthop_resolve's answer: NEXTHOP_OK (the default) resolves every address of the ports'
