@@ -957,6 +957,7 @@ static void test_constant_data_leaves_by_reference(void **state)
 #define TS_TSO_PORT 5998
 #define TS_TSO_BYTES 40000u
 static uint8_t ts_tso_data[24000];
+static u8_t ts_tso_write_flags; /* TCP_WRITE_FLAG_COPY: what a zero-window probe's split does */
 
 static err_t ts_tso_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
@@ -970,8 +971,11 @@ static err_t ts_tso_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     tcp_recved(pcb, p->tot_len);
     pbuf_free(p);
     assert_true(tcp_mss(pcb) > 1460); /* the request raised it (the peer's first segment) */
-    assert_int_equal(tcp_write(pcb, ts_tso_data, sizeof(ts_tso_data), 0), ERR_OK);
-    assert_int_equal(tcp_write(pcb, ts_tso_data, TS_TSO_BYTES - sizeof(ts_tso_data), 0), ERR_OK);
+    assert_int_equal(tcp_write(pcb, ts_tso_data, sizeof(ts_tso_data), ts_tso_write_flags),
+                     ERR_OK);
+    assert_int_equal(tcp_write(pcb, ts_tso_data, TS_TSO_BYTES - sizeof(ts_tso_data),
+                               ts_tso_write_flags),
+                     ERR_OK);
     return ERR_OK;
 }
 
@@ -1057,6 +1061,18 @@ static void test_offloaded_connection_segments_on_the_nic(void **state)
     assert_int_equal(sink_netif_stats.tx_tso_frames, tso0);
     assert_true(sink_netif_stats.tx_split_frames - split0 >= 20);
     assert_true(sink_netif_stats.tx_by_reference - ref0 >= 20);
+
+    /* data lwIP copied (as it does when it splits a segment for a zero-window probe) is never
+     * left by reference: the glue cuts it into copies */
+    ts_tso_write_flags = TCP_WRITE_FLAG_COPY;
+    tso0 = sink_netif_stats.tx_tso_frames;
+    ref0 = sink_netif_stats.tx_by_reference;
+    split0 = sink_netif_stats.tx_split_frames;
+    segs = ts_tso_stream(42002);
+    ts_tso_write_flags = 0;
+    assert_int_equal(sink_netif_stats.tx_tso_frames, tso0);
+    assert_int_equal(sink_netif_stats.tx_by_reference, ref0);
+    assert_true(sink_netif_stats.tx_split_frames - split0 >= 20);
     tcp_close(l);
     ts_assert_idle();
 }
