@@ -63,8 +63,9 @@
  *    frames are always good), per-packet-buffer sizing other than RXPBSIZE[0] (the sizes' sum
  *    is checked), descriptor prefetch/write-back thresholds (write-back is immediate), DCA,
  *    RDRXCTL's own bits, VLAN-tagged length limits (+4).
- *  - TX: legacy descriptors, TSO, checksum/VLAN/timestamp offloads (all reported "not
- *    modelled"), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
+ *  - TX: legacy descriptors, VLAN insertion, LinkSec/timestamp requests, IPsec/iSCSI offloads
+ *    (all reported "not modelled"; TSO and the IPv4/TCP/UDP checksum offloads are modelled:
+ *    ixgbe_model_tx.c), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
  *    (HLREG0.LPBK), TX packet buffer sizing (only its sum is checked) and TXPBTHRESH.
  *  - PCIe itself: config space, function-level reset, MSI-X table reset (kept across CTRL.RST).
  *  - Register access widths other than 32 bits.
