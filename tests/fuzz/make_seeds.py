@@ -1104,6 +1104,29 @@ def fib6_seeds():
     }
 
 
+# --- fuzz_tx_multi: frames of one, two and three descriptors (fuzz_tx_multi.c) -----------------
+def tx_multi_seeds():
+    plain, ext, tso, bad_tso = 0, 1, 2, 3
+    burst = lambda *frames: bytes([0, len(frames)]) + b"".join(bytes([k, b]) for k, b in frames)
+    nic = lambda n: bytes([2, n])
+    reclaim, reset = bytes([4]), bytes([6])
+    dd = lambda slot: bytes([5, slot])
+    hold = lambda n: bytes([7, n])
+    mixed = (burst((plain, 50), (ext, 100), (tso, 10), (tso, 200), (bad_tso, 5), (plain, 7))
+             + nic(8) * 4 + reclaim + burst(*[(tso, i * 37 % 256) for i in range(8)]) + nic(8) * 6
+             + reclaim + burst((ext, 3), (tso, 255), (plain, 0)) + nic(8) * 3 + reclaim)
+    full = burst(*[(tso, i) for i in range(24)]) + nic(5) + reclaim + burst((tso, 9)) + nic(8) * 12
+    hostile = (burst((tso, 1), (ext, 2), (tso, 3)) + dd(5) + reclaim + nic(3) + dd(1) + reclaim
+               + burst((plain, 1), (tso, 4)) + reset + burst((tso, 5), (ext, 6)) + nic(8) + reclaim)
+    starve = hold(30) + burst(*[(tso, i) for i in range(10)]) + nic(8) + hold(0x80) + reclaim
+    return {
+        "mixed_16": bytes([0]) + mixed,
+        "ring_full_16": bytes([0]) + full,
+        "hostile_dd_32": bytes([1]) + hostile,
+        "held_buffers_64": bytes([2 | (1 << 2)]) + starve,
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
@@ -1117,6 +1140,7 @@ def main():
         "fuzz_config": config_seeds(repo),
         "fuzz_rx_ring": rx_ring_seeds(),
         "fuzz_tx_ring": tx_ring_seeds(),
+        "fuzz_tx_multi": tx_multi_seeds(),
         "fuzz_iperf3": iperf3_seeds(),
         "fuzz_netperf_proto": netperf_seeds(),
         "fuzz_lwip": lwip_seeds(),

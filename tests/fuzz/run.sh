@@ -44,6 +44,7 @@ declare -A SRCS=(
     [fuzz_config]="config/confparse.c config/confkeys.c config/confvalue.c config/confemit.c"
     [fuzz_rx_ring]="drivers/nic/intel_ring.c kernel/pkb.c"
     [fuzz_tx_ring]="drivers/nic/intel_ring.c kernel/pkb.c"
+    [fuzz_tx_multi]="drivers/nic/intel_ring.c kernel/pkb.c tests/fakes/fake_intel_nic.c tests/fakes/fake_tso.c"
     [fuzz_iperf3]="apps/sink/iperf3_proto.c build/src/cjson-1.7.15/cJSON.c"
     [fuzz_netperf_proto]="apps/sink/netperf_proto.c"
     [fuzz_lwip]="net/handoff.c drivers/nic/nic_tx.c net/iface.c apps/sink/sink.c apps/sink/basic.c net/lwip-port/sink_netif.c net/gro.c
@@ -71,7 +72,7 @@ declare -A EXTRA=([fuzz_fib]="-DFIB_MAX_ROUTES=64" [fuzz_net_local]="-DNEIGH_TAB
     [fuzz_iperf3]="-Ibuild/src/cjson-1.7.15" [fuzz_tx_ring]="-DWS_HOST_MMIO"
     [fuzz_lwip]="$LWIP_FUZZ_FLAGS -iquote $OUT/gen"
     [fuzz_ixgbe_model]="-DWS_HOST_MMIO -Itests/hostsim/hostinc -iquote $OUT/gen")
-ALL=(fuzz_net_local fuzz_route fuzz_net_local6 fuzz_route6 fuzz_vlan fuzz_fib fuzz_fib6 fuzz_console fuzz_acpi fuzz_aml fuzz_config fuzz_rx_ring fuzz_tx_ring
+ALL=(fuzz_net_local fuzz_route fuzz_net_local6 fuzz_route6 fuzz_vlan fuzz_fib fuzz_fib6 fuzz_console fuzz_acpi fuzz_aml fuzz_config fuzz_rx_ring fuzz_tx_ring fuzz_tx_multi
     fuzz_iperf3 fuzz_netperf_proto fuzz_lwip fuzz_ixgbe_model)
 # Harnesses that include config.h: the default config's, generated into $OUT/gen.
 NEEDS_CONFIG=(fuzz_lwip fuzz_ixgbe_model)
