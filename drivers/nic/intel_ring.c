@@ -540,6 +540,19 @@ static uint32_t iring_tx_place_two(struct iring_tx *t, uint16_t i, struct pkb *p
     return total;
 }
 
+/* iring_tx_tcp4_context: write slot i as a context descriptor for TCP behind a 20-byte IPv4
+ * header and an untagged Ethernet one (82576 §7.2.2.2, 82599 §7.2.3.2.3); mss_l4len_idx names
+ * its slot (IDX) and, for segmentation, the MSS and the TCP header's length. */
+static void iring_tx_tcp4_context(struct iring_tx *t, uint16_t i, uint32_t mss_l4len_idx)
+{
+    volatile union idesc_tx_ctx *c = (volatile union idesc_tx_ctx *)&t->desc[i];
+    c->vlan_macip_lens = IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) | IDESC_TXC_IPLEN(20);
+    c->seqnum_seed = 0;
+    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
+                         IDESC_TXC_TUCMD_L4T_TCP;
+    c->mss_l4len_idx = mss_l4len_idx;
+}
+
 /* iring_tx_tso_segments: how many segments of tx.mss bytes the TSO frame p becomes. */
 static inline uint32_t iring_tx_tso_segments(const struct pkb *p)
 {
@@ -563,12 +576,8 @@ static uint32_t iring_tx_place_tso(struct iring_tx *t, uint16_t i, struct pkb *p
     uint64_t olinfo = ((uint64_t)(IDESC_TX_PAYLEN(p->tx.ext_len) | IDESC_TX_IDX(1) |
                                   IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM)) << 32;
     uint16_t h = (i + 1) & t->mask, d = (i + 2) & t->mask;
-    volatile union idesc_tx_ctx *c = (volatile union idesc_tx_ctx *)&t->desc[i];
-    c->vlan_macip_lens = IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) | IDESC_TXC_IPLEN(20);
-    c->seqnum_seed = 0;
-    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
-                         IDESC_TXC_TUCMD_L4T_TCP;
-    c->mss_l4len_idx = IDESC_TXC_MSS(p->tx.mss) | IDESC_TXC_L4LEN(l4len) | IDESC_TX_IDX(1);
+    iring_tx_tcp4_context(t, i, IDESC_TXC_MSS(p->tx.mss) | IDESC_TXC_L4LEN(l4len) |
+                                    IDESC_TX_IDX(1));
     t->desc[h].read.buffer_addr = iring_dma_addr(p->data);
     t->desc[h].qw[1] = cmd + p->len + olinfo;
     t->desc[d].read.buffer_addr = iring_dma_addr(p->tx.ext);
@@ -600,9 +609,10 @@ static uint32_t iring_tx_place_one(struct iring_tx *t, uint16_t i, struct pkb *p
 
 /*
  * iring_tx_place_frames: place pkts[0..n) (their descriptors fit) one frame at a time, some in
- * two descriptors (PKB_TX_EXT) or three (PKB_TX_TSO), and post them. A group's write-back goes on the last
- * descriptor of the frame that holds the group's rs_mask-aligned slot (RS only ever on a
- * frame's last descriptor), and the mark with it; iring_tx_first_report finds it there.
+ * two descriptors (PKB_TX_EXT) or three (PKB_TX_TSO), and post them. A group's write-back goes
+ * on the last descriptor of the frame that holds the group's rs_mask-aligned slot (RS only
+ * ever on a frame's last descriptor), and the mark with it; iring_tx_first_report finds it
+ * there.
  */
 static void iring_tx_place_frames(struct iring_tx *t, struct pkb **pkts, unsigned n)
 {
@@ -848,12 +858,7 @@ int iring_tx_load_csum_context(struct iring_tx *t)
     if (t->next_to_use != 0 || t->next_to_clean != 0) {
         return WS_ERR_INVAL;
     }
-    volatile union idesc_tx_ctx *c = (volatile union idesc_tx_ctx *)&t->desc[0];
-    c->vlan_macip_lens = IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) | IDESC_TXC_IPLEN(20);
-    c->seqnum_seed = 0;
-    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
-                         IDESC_TXC_TUCMD_L4T_TCP;
-    c->mss_l4len_idx = IDESC_TX_IDX(0);
+    iring_tx_tcp4_context(t, 0, IDESC_TX_IDX(0));
     t->sw[0] = NULL;
     t->next_to_clean = 1;
     t->next_to_use = 1;

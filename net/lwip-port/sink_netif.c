@@ -48,24 +48,25 @@ static uint16_t sink_netif_mtu = 1500;
  */
 static bool sink_mtu_lifted;
 
-void sink_netif_mtu_lift(void)
+static void sink_netif_set_mtu(uint16_t mtu)
 {
     for (unsigned i = 0; i < WS_MAX_PORTS; i++) {
         if (sink_netif_of[i] != NULL) {
-            sink_netif_of[i]->mtu = 0;
+            sink_netif_of[i]->mtu = mtu;
         }
     }
+}
+
+void sink_netif_mtu_lift(void)
+{
+    sink_netif_set_mtu(0);
     sink_mtu_lifted = true;
 }
 
 static inline void sink_netif_mtu_restore(void)
 {
     if (sink_mtu_lifted) {
-        for (unsigned i = 0; i < WS_MAX_PORTS; i++) {
-            if (sink_netif_of[i] != NULL) {
-                sink_netif_of[i]->mtu = sink_netif_mtu;
-            }
-        }
+        sink_netif_set_mtu(sink_netif_mtu);
         sink_mtu_lifted = false;
     }
 }
@@ -351,6 +352,23 @@ static const struct pbuf *sink_by_reference(const struct pbuf *p, const struct n
     return sink_is_constant(q->payload, q->len) ? q : NULL;
 }
 
+/* sink_frame_start: a buffer of the sink core's pool holding an Ethernet header from out to
+ * mac (b->len not yet set); NULL, counted, if the pool is empty. */
+static struct pkb *sink_frame_start(const struct nic_port *out, const uint8_t *mac,
+                                    uint16_t ethertype)
+{
+    struct pkb *b = pkb_alloc(nic_pool(sink_core));
+    if (b == NULL) {
+        sink_netif_stats.tx_no_buffer++;
+        return NULL;
+    }
+    pkb_tx_own(b);
+    __builtin_memcpy(b->data, mac, 6); /* inlined: -ffreestanding would make these calls */
+    __builtin_memcpy(b->data + 6, out->mac, 6);
+    inet_store_be16(b->data + 12, ethertype);
+    return b;
+}
+
 /* sink_frame: an Ethernet frame around lwIP's datagram p, in a buffer of our pool: copied
  * whole, or its headers only with the rest by reference (sink_by_reference). */
 static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const uint8_t *mac)
@@ -361,16 +379,11 @@ static struct pkb *sink_frame(struct pbuf *p, const struct nic_port *out, const 
         st->tx_too_big++;
         return NULL;
     }
-    struct pkb *b = pkb_alloc(nic_pool(sink_core));
+    bool v6 = (((const uint8_t *)p->payload)[0] >> 4) == 6;
+    struct pkb *b = sink_frame_start(out, mac, v6 ? INET_ETHERTYPE_IPV6 : INET_ETHERTYPE_IPV4);
     if (b == NULL) {
-        st->tx_no_buffer++;
         return NULL;
     }
-    pkb_tx_own(b);
-    __builtin_memcpy(b->data, mac, 6); /* inlined: -ffreestanding would make these calls */
-    __builtin_memcpy(b->data + 6, out->mac, 6);
-    bool v6 = (((const uint8_t *)p->payload)[0] >> 4) == 6;
-    inet_store_be16(b->data + 12, v6 ? INET_ETHERTYPE_IPV6 : INET_ETHERTYPE_IPV4);
     uint32_t len = INET_ETH_HDR_BYTES;
     if (ref != NULL) {
         memcpy(b->data + len, p->payload, p->len); /* the headers, in one piece */
@@ -426,15 +439,10 @@ struct sink_seg {
  * payload not yet attached: b->len covers the headers. NULL: the pool was empty. */
 static struct pkb *sink_seg_frame(struct sink_seg *s, uint32_t off, uint32_t n)
 {
-    struct pkb *b = pkb_alloc(nic_pool(sink_core));
+    struct pkb *b = sink_frame_start(s->out, s->mac, INET_ETHERTYPE_IPV4);
     if (b == NULL) {
-        sink_netif_stats.tx_no_buffer++;
         return NULL;
     }
-    pkb_tx_own(b);
-    __builtin_memcpy(b->data, s->mac, 6);
-    __builtin_memcpy(b->data + 6, s->out->mac, 6);
-    inet_store_be16(b->data + 12, INET_ETHERTYPE_IPV4);
     uint8_t *ip = b->data + INET_ETH_HDR_BYTES, *tcp = ip + INET_IPV4_HDR_BYTES;
     memcpy(ip, s->hdr, s->hlen);
     inet_store_be16(ip + 2, (uint16_t)(s->hlen + n));
