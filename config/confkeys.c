@@ -286,6 +286,16 @@ const struct conf_key conf_keys[] = {
                "counted drops (vlan_unknown).",
     },
     {
+        .name = "vlan.offload",
+        .type = CONF_BOOL,
+        .def = "yes",
+        .macro = "CONFIG_VLAN_OFFLOAD",
+        .doc = "Router mode: on a port with VLAN sub-interfaces the NIC takes the tags off "
+               "received frames and puts them on sent ones (both chips can: 82576 CTRL.VME, "
+               "82599 RXDCTL.VME, VLE on transmit), so no frame is moved in memory for its tag; "
+               "no: the router moves the bytes behind the MAC addresses itself.",
+    },
+    {
         .name = "neigh.reachable_ms",
         .type = CONF_INT,
         .def = "30000",

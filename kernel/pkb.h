@@ -43,14 +43,18 @@ struct pkb {
     union {
         struct {
             uint32_t rx_status; /* raw status/error word from the RX write-back */
-            uint16_t forwarded; /* non-zero: the frame is being forwarded, and its TX
+            uint8_t forwarded;  /* non-zero: the frame is being forwarded, and its TX
                                  * completion counts as forwarded (iring_tx_stats); set by
                                  * the application, 0 on receive, read when it is placed */
-            uint16_t tx_flags;  /* PKB_TX_*: what the NIC is to do besides sending the frame;
+            uint8_t tx_flags;   /* PKB_TX_*: what the NIC is to do besides sending the frame;
                                  * 0 on receive (a reply in place asks nothing) */
+            uint16_t vlan;      /* an 802.1Q TCI (priority 15:13, DEI 12, VLAN ID 11:0). On
+                                 * receive: the tag the NIC took off, where the port strips
+                                 * tags and the status says so (nic_rx_vlan_stripped); with
+                                 * PKB_TX_VLAN: the tag the NIC is to put on. Else stale. */
         };
-        uint64_t rx_word; /* the two above as one word: the RX ring stores the status with
-                           * forwarded 0 */
+        uint64_t rx_word; /* the four above as one word: the RX ring stores the write-back's
+                           * status and VLAN tag with forwarded and tx_flags 0 */
     };
     struct pkb_pool *pool; /* pool it returns to */
     union {
@@ -87,6 +91,11 @@ struct pkb {
  * The TCP checksum field holds the pseudo-header sum without the length (the NIC adds each
  * segment's). */
 #define PKB_TX_TSO 8u
+/* PKB_TX_VLAN: the NIC puts an 802.1Q tag (TPID 0x8100, TCI b->vlan) between the frame's MAC
+ * addresses and its EtherType as it sends it (VLE: 82576 §7.2.2.3, 82599 §7.2.3.2.4; the tag
+ * rides in a context descriptor). The buffer holds the untagged frame; any offload above
+ * applies to it as it is there. */
+#define PKB_TX_VLAN 16u
 
 /* pkb_tx_own: b is a frame this core built (not a forwarded one), complete as it is. pkb_alloc
  * leaves the previous user's marks. */
@@ -98,6 +107,8 @@ static inline void pkb_tx_own(struct pkb *b)
 
 _Static_assert(__builtin_offsetof(struct pkb, owner) - __builtin_offsetof(struct pkb, rx_meta) == 6,
                "rx_meta holds len, port, queue, owner in that order");
+_Static_assert(__builtin_offsetof(struct pkb, vlan) - __builtin_offsetof(struct pkb, rx_word) == 6,
+               "rx_word holds the write-back's VLAN tag where its upper quadword does (63:48)");
 
 
 /* A core's pool. Owned (written) by one core only. */

@@ -142,18 +142,34 @@ static void net_iface_ports(void)
     }
 }
 
-/* net_iface_vlans: the config's sub-interfaces (genconfig checked ports, VIDs and subnets);
- * one on a port that did not come up is said and left out of the map. */
+#if CONFIG_NVLANS > 0 /* (GCC flags the placeholder entry's read in a loop of 0) */
+/* the config's sub-interfaces (genconfig checked ports, VIDs and subnets) */
+static const struct {
+    uint8_t port;
+    uint16_t vid;
+    uint32_t ip;
+    uint8_t prefix;
+} vlans[] = CONFIG_VLANS;
+#endif
+
+bool net_iface_port_has_vlans(unsigned port)
+{
+#if CONFIG_NVLANS > 0
+    for (unsigned j = 0; j < CONFIG_NVLANS; j++) {
+        if (vlans[j].port == port) {
+            return true;
+        }
+    }
+#endif
+    (void)port;
+    return false;
+}
+
+/* net_iface_vlans: the config's sub-interfaces; one on a port that did not come up is said and
+ * left out of the map. */
 static void net_iface_vlans(void)
 {
-#if CONFIG_NVLANS > 0 /* (GCC flags the placeholder entry's read in a loop of 0) */
-    static const struct {
-        uint8_t port;
-        uint16_t vid;
-        uint32_t ip;
-        uint8_t prefix;
-    } vlans[] = CONFIG_VLANS;
-
+#if CONFIG_NVLANS > 0
     for (unsigned j = 0; j < CONFIG_NVLANS; j++) {
         struct net_port *np = &net_ifaces[WS_MAX_PORTS + j];
         snprintf(np->name, sizeof(np->name), "port%u.%u", vlans[j].port, vlans[j].vid);

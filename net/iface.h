@@ -55,6 +55,8 @@ struct net_vlan_stats {
     uint64_t rx;         /* tagged frames received for it (tag removed, then handled) */
     uint64_t tx;         /* frames sent with its tag: forwarded, replies, ARP, ICMP errors */
     uint64_t tx_no_room; /* a frame to send had no room for the tag: dropped (a bug) */
+    uint64_t rx_hw;      /* of rx: the NIC took the tag off (vlan.offload) */
+    uint64_t tx_hw;      /* of tx: the NIC put the tag on (vlan.offload) */
 } __attribute__((aligned(64)));
 
 /* read-only once the loops run */
@@ -76,6 +78,10 @@ static inline struct net_port *net_iface_at(unsigned i)
 {
     return &net_ifaces[i];
 }
+
+/* net_iface_port_has_vlans: the config gives port sub-interfaces (read from the config alone:
+ * usable before the ports are probed, to tell the NICs to strip and insert tags). */
+bool net_iface_port_has_vlans(unsigned port);
 
 /* net_vlan_iface: port's sub-interface for vid (1..4094), or NULL. Any core. */
 static inline struct net_port *net_vlan_iface(unsigned port, uint16_t vid)

@@ -172,7 +172,11 @@ bool nexthop_send(unsigned core, const struct net_port *ifc, struct pkb *b)
 {
     if (ifc->vid != 0) {
         struct net_vlan_stats *vs = net_vlan_stats_of(ifc, core);
-        if (!net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, ifc->vid)) {
+        if (nic_port(ifc->ifc.port)->vlan_hw) {
+            b->tx_flags |= PKB_TX_VLAN; /* with whatever offloads the frame already asks */
+            b->vlan = ifc->vid;
+            vs->tx_hw++;
+        } else if (!net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, ifc->vid)) {
             vs->tx_no_room++;
             pkb_free(b, (uint16_t)core);
             return false;

@@ -72,8 +72,13 @@ static int fwd_configure_nics(struct init_ctx *ctx)
         ipv6 |= addrs6[i].has != 0;
     }
     (void)ctx;
-    nic_configure(&(struct nic_config){ .rss_key = NULL, .promiscuous = CONFIG_MODE_WIRE,
-                                        .all_multicast = CONFIG_MODE_ROUTER && ipv6 });
+    struct nic_config cfg = { .rss_key = NULL, .promiscuous = CONFIG_MODE_WIRE,
+                              .all_multicast = CONFIG_MODE_ROUTER && ipv6 };
+    /* wire mode never touches a tag: only a router's ports with sub-interfaces strip them */
+    for (unsigned i = 0; i < NIC_MAX_PORTS; i++) {
+        cfg.vlan_hw[i] = CONFIG_MODE_ROUTER && CONFIG_VLAN_OFFLOAD && net_iface_port_has_vlans(i);
+    }
+    nic_configure(&cfg);
     return 0;
 }
 WS_INIT(fwd_nics, INIT_CONFIG, false, fwd_configure_nics);
@@ -337,22 +342,27 @@ static void fwd_router_frame6(struct fwd_core *fc, struct nic_port *in, const st
     }
 }
 
+/* fwd_vlan_of: the interface VLAN ID vid on port `in` belongs to (a priority tag, VID 0: the
+ * port itself), or NULL, counted, when it has none. */
+static const struct net_port *fwd_vlan_of(const struct nic_port *in, unsigned core, uint16_t vid)
+{
+    const struct net_port *np = vid == 0 ? net_port(in->index) : net_vlan_iface(in->index, vid);
+    if (np == NULL) {
+        net_queue_stats_of(in->index, core)->vlan_unknown++;
+    }
+    return np;
+}
+
 /* fwd_vlan_ingress: the interface a tagged frame from port `in` belongs to, its tag removed;
- * NULL (the frame freed, counted on the port) when it has none. A priority tag (VID 0) belongs
- * to the port itself. */
+ * NULL (the frame freed, counted on the port) when it has none. */
 static __attribute__((noinline)) const struct net_port *
 fwd_vlan_ingress(const struct nic_port *in, unsigned core, struct pkb *b)
 {
-    struct net_queue_stats *ns = net_queue_stats_of(in->index, core);
     const struct net_port *np = NULL;
     if (b->len < NET_VLAN_TAGGED_HDR_BYTES) {
-        ns->vlan_truncated++;
+        net_queue_stats_of(in->index, core)->vlan_truncated++;
     } else {
-        uint16_t vid = net_vlan_vid(b->data);
-        np = vid == 0 ? net_port(in->index) : net_vlan_iface(in->index, vid);
-        if (np == NULL) {
-            ns->vlan_unknown++;
-        }
+        np = fwd_vlan_of(in, core, net_vlan_vid(b->data));
     }
     if (np == NULL) {
         pkb_free(b, (uint16_t)core);
@@ -361,6 +371,21 @@ fwd_vlan_ingress(const struct nic_port *in, unsigned core, struct pkb *b)
     net_vlan_pop(b->data, &b->len);
     if (np->vid != 0) {
         net_vlan_stats_of(np, core)->rx++;
+    }
+    return np;
+}
+
+/* fwd_vlan_ingress_hw: fwd_vlan_ingress for a frame whose tag the NIC took off (in b->vlan). */
+static __attribute__((noinline)) const struct net_port *
+fwd_vlan_ingress_hw(const struct nic_port *in, unsigned core, struct pkb *b)
+{
+    const struct net_port *np = fwd_vlan_of(in, core, b->vlan & NET_VLAN_VID_MASK);
+    if (np == NULL) {
+        pkb_free(b, (uint16_t)core);
+    } else if (np->vid != 0) {
+        struct net_vlan_stats *vs = net_vlan_stats_of(np, core);
+        vs->rx++;
+        vs->rx_hw++;
     }
     return np;
 }
@@ -462,17 +487,26 @@ static inline __attribute__((always_inline)) void fwd_fast_rewrite(struct pkb *b
     __builtin_memcpy(b->data, memo->eth, sizeof(memo->eth));
 }
 
-/* fwd_fast_vlan_out: the fast path's end for a next hop on a VLAN: rewritten and tagged, or
- * NULL (b untouched, for the full path to count) if the tag would not fit. */
+/* fwd_fast_vlan_out: the fast path's end for a next hop on a VLAN: rewritten and tagged (by
+ * the NIC where it inserts tags: marked for it, and forwarded, as its run goes by the ring's
+ * checked path, fwd_fast_run_send), or NULL (b untouched, for the full path to count) if a
+ * tag moved in memory would not fit. */
 static __attribute__((noinline, cold)) struct nic_port *
 fwd_fast_vlan_out(unsigned core, struct pkb *b, const struct fwd_burst_hop *memo)
 {
-    if ((unsigned)b->len + NET_VLAN_TAG_BYTES > PKB_DATA_BYTES) {
+    struct net_vlan_stats *vs = net_vlan_stats_of(memo->ifc, core);
+    if (memo->out->vlan_hw) {
+        fwd_fast_rewrite(b, memo);
+        b->tx_flags = PKB_TX_VLAN;
+        b->vlan = memo->vid;
+        vs->tx_hw++;
+    } else if ((unsigned)b->len + NET_VLAN_TAG_BYTES > PKB_DATA_BYTES) {
         return NULL;
+    } else {
+        fwd_fast_rewrite(b, memo);
+        net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, memo->vid);
     }
-    fwd_fast_rewrite(b, memo);
-    net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, memo->vid);
-    net_vlan_stats_of(memo->ifc, core)->tx++;
+    vs->tx++;
     return memo->out;
 }
 
@@ -508,6 +542,15 @@ static __attribute__((noinline)) struct nic_port *
 fwd_router_fast_untagged(unsigned core, struct pkb *b, struct fwd_burst_hop *memo)
 {
     return fwd_router_fast(core, b, false, memo);
+}
+
+/* fwd_router_fast_stripped: fwd_router_fast for a frame whose tag the NIC took off: the NIC
+ * parsed past the tag, so its checksum verdict holds. Out of line. */
+static __attribute__((noinline)) struct nic_port *
+fwd_router_fast_stripped(unsigned core, struct pkb *b, struct nic_rx_ipv4_verdict v,
+                         struct fwd_burst_hop *memo)
+{
+    return fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), memo);
 }
 
 /*
@@ -590,11 +633,27 @@ fwd_router_fast6(unsigned core, struct pkb *b, const struct net_iface6 *ifc,
     return memo->out;
 }
 
+/* fwd_fast_run_send_marked: a run to a port whose NIC inserts VLAN tags, where some frames may
+ * ask for one: by the ring's checked path, which reads each frame's marks (all forwarded). */
+static __attribute__((noinline)) void fwd_fast_run_send_marked(unsigned core, struct nic_port *out,
+                                                               struct pkb **run, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        run[k]->forwarded = 1;
+    }
+    nic_tx_forward_marked(core, out, run, n);
+}
+
 /* fwd_fast_run_send: a run of fast-path frames to their egress ring. */
 static inline void fwd_fast_run_send(unsigned core, struct nic_port *out, struct pkb **run,
                                      unsigned n)
 {
-    if (n != 0) {
+    if (n == 0) {
+        return;
+    }
+    if (__builtin_expect(out->vlan_hw, 0)) {
+        fwd_fast_run_send_marked(core, out, run, n);
+    } else {
         nic_tx_forward(core, out, run, n);
     }
 }
@@ -608,6 +667,7 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
     const bool port_addressed = port_ifc->has_address;
     const bool port_addressed6 = port_ifc->has_address6;
     struct nic_rx_ipv4_verdict v = nic_rx_ipv4_verdict_of(in, core);
+    const uint32_t stripped = nic_rx_vlan_mask(in);
     struct fwd_burst_hop memo = { .nh = -1 };
     struct fwd_burst_hop6 memo6 = { .nh = -1 };
     struct nic_port *run_out = NULL;
@@ -618,15 +678,23 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
     for (unsigned k = 0; k < n; k++) {
         struct pkb *b = rx[k];
         const struct net_port *np = port_ifc;
-        /* a tagged frame never passes the fast check as it came (its EtherType is the TPID):
-         * only a frame that did not is looked at for a tag */
-        struct nic_port *out =
-            port_addressed ? fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), &memo) : NULL;
-        if (out == NULL && port_addressed6 && b->len >= INET_ETH_HDR_BYTES &&
+        struct nic_port *out = NULL;
+        if (__builtin_expect(b->rx_status & stripped, 0)) {
+            /* the NIC took its tag off: the frame looks untagged, but is its VLAN's */
+            if ((np = fwd_vlan_ingress_hw(in, core, b)) == NULL) {
+                continue; /* counted and freed: nothing to keep in order */
+            }
+            out = np->has_address ? fwd_router_fast_stripped(core, b, v, &memo) : NULL;
+        } else if (port_addressed) {
+            /* a tagged frame never passes the fast check as it came (its EtherType is the
+             * TPID): only a frame that did not is looked at for a tag */
+            out = fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), &memo);
+        }
+        if (out == NULL && np == port_ifc && port_addressed6 && b->len >= INET_ETH_HDR_BYTES &&
             inet_load_be16(b->data + ETH_TYPE_OFF) == INET_ETHERTYPE_IPV6) {
             out = fwd_router_fast6(core, b, &port_ifc->ifc6, &memo6);
         }
-        if (out == NULL && net_vlan_is_tagged(b->data, b->len)) {
+        if (out == NULL && np == port_ifc && net_vlan_is_tagged(b->data, b->len)) {
             if ((np = fwd_vlan_ingress(in, core, b)) == NULL) {
                 continue; /* counted and freed: nothing to keep in order */
             }

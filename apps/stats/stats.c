@@ -83,6 +83,9 @@ static const struct stats_counter stats_queue_counters[] = {
        "counts in `tx_packets`)"),
     QC("tx_bad_tso", tx.stats.bad_tso,
        "frames dropped because they asked for a segmentation the NIC cannot do (a bug)"),
+    QC("tx_vlan_inserted", tx.stats.vlan_inserted,
+       "frames placed for the NIC to send with an 802.1Q tag it inserts (VLAN sub-interfaces, "
+       "vlan.offload)"),
 };
 
 /* the local stack's counters of the same (port, core): net/iface.h */
@@ -139,6 +142,10 @@ static const struct stats_counter stats_vlan_counters[] = {
        "frames sent with its tag: forwarded, local replies, ARP requests, ICMP errors"),
     VC("vlan_tx_no_room", tx_no_room,
        "a frame to send had no room for the tag: dropped (a bug)"),
+    VC("vlan_rx_hw", rx_hw,
+       "of vlan_rx: the NIC took the tag off (vlan.offload); the rest were moved in software"),
+    VC("vlan_tx_hw", tx_hw,
+       "of vlan_tx: the NIC put the tag on (vlan.offload); the rest were moved in software"),
 };
 
 #define FC(name, field, doc) { name, offsetof(struct fwd_stats, field), doc }
@@ -471,10 +478,12 @@ static void walk_vlans(struct stats_walk *w, const struct nic_port *p)
         }
         struct net_vlan_stats sum = { 0 };
         for (unsigned c = 0; c < smp_cores_online(); c++) {
-            const struct net_vlan_stats *vs = net_vlan_stats_of(np, c);
-            sum.rx += vs->rx;
-            sum.tx += vs->tx;
-            sum.tx_no_room += vs->tx_no_room;
+            /* every field a counter (the padding 0): summed word by word, so none is missed */
+            const uint64_t *vs = (const uint64_t *)net_vlan_stats_of(np, c);
+            uint64_t *to = (uint64_t *)&sum;
+            for (unsigned k = 0; k < sizeof(sum) / sizeof(uint64_t); k++) {
+                to[k] += vs[k];
+            }
         }
         w->v->label = np->name;
         w->v->begin(w->v, SC_VLAN, np->vid);

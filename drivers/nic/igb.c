@@ -194,6 +194,9 @@ static void igb_init_rss(struct nic_port *p)
 static int igb_init_rx(struct nic_port *p, bool fill)
 {
     nic_wr(p, IGB_RCTL, 0);
+    if (p->vlan_hw) {
+        nic_set(p, IGB_CTRL, IGB_CTRL_VME); /* for every queue: CTRL is global */
+    }
     for (unsigned i = 0; i < IGB_MTA_REGS; i++) {
         nic_wr(p, IGB_MTA(i), 0); /* no multicast groups: the appliance joins none */
     }

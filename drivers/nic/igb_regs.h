@@ -18,6 +18,9 @@
 /* CTRL: Device Control (8.2.1). */
 #define IGB_CTRL 0x00000
 #define IGB_CTRL_SLU 0x00000040UL /* set link up */
+/* VME: strip 802.1Q tags (TPID VET, 0x8100 from reset) on receive into the write-back (VP, VLAN
+ * Tag; with MRQC not in a VMDq mode, 7.4.x) and take VLE on transmit (8.2.1, 7.2.2.3). */
+#define IGB_CTRL_VME 0x40000000UL
 #define IGB_CTRL_RST 0x04000000UL /* device reset; self-clearing */
 #define IGB_RESET_DELAY_US 3000   /* 4.5.2: wait at least 1 ms before the next register access */
 #define IGB_RESET_TIMEOUT_US 100000

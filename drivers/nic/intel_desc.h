@@ -38,6 +38,10 @@ _Static_assert(sizeof(union idesc_rx) == 16, "advanced RX descriptor is 16 bytes
 /* wb.status_error, extended status (same bits on both chips). */
 #define IDESC_RX_STATUS_DD 0x00000001UL  /* descriptor done: the NIC wrote this one back */
 #define IDESC_RX_STATUS_EOP 0x00000002UL /* end of packet: last buffer of the frame */
+/* VLAN packet: the frame had an 802.1Q tag (its TPID matched VET). Where the queue strips tags
+ * (82576 CTRL.VME, 82599 RXDCTL.VME) the tag is gone from the buffer and wb.vlan holds it;
+ * elsewhere the bit is not relied on (the chips differ in when they set it). */
+#define IDESC_RX_STATUS_VP 0x00000008UL
 #define IDESC_RX_STATUS_L4I 0x00000020UL /* the NIC checked the TCP/UDP checksum (L4I/TCPCS) */
 #define IDESC_RX_STATUS_IPCS 0x00000040UL /* the NIC checked the IPv4 header checksum */
 
@@ -98,6 +102,7 @@ _Static_assert(sizeof(union idesc_tx) == 16, "advanced TX descriptor is 16 bytes
 #define IDESC_TX_CMD_IFCS 0x02000000UL        /* insert the Ethernet FCS */
 #define IDESC_TX_CMD_RS 0x08000000UL          /* report status: write back DD when done */
 #define IDESC_TX_CMD_DEXT 0x20000000UL        /* descriptor extension: 1 = advanced format */
+#define IDESC_TX_CMD_VLE 0x40000000UL         /* insert the VLAN tag of the context IDX names */
 #define IDESC_TX_CMD_TSE 0x80000000UL         /* TCP segmentation (PAYLEN: payload only) */
 
 /* read.olinfo_status */
@@ -127,6 +132,7 @@ union idesc_tx_ctx {
 _Static_assert(sizeof(union idesc_tx_ctx) == 16, "advanced TX context descriptor is 16 bytes");
 
 #define IDESC_TXC_IPLEN(x) ((uint32_t)(x) & 0x1FFUL)
+#define IDESC_TXC_VLAN(x) ((uint32_t)(x) << 16) /* the TCI VLE inserts */
 #define IDESC_TXC_MACLEN(x) (((uint32_t)(x) & 0x7FUL) << 9)
 #define IDESC_TXC_DTYP_CTXT IDESC_TX_DTYP(0x2) /* 0010b: advanced context descriptor */
 #define IDESC_TXC_TUCMD_IPV4 0x00000400UL      /* the L3 header is IPv4 */

@@ -182,6 +182,9 @@ static __attribute__((noinline)) unsigned iring_rx_take_run(volatile union idesc
      * bits from log2(PKB_DATA_BYTES) to 15 are clear (15:11 for 2 KiB) */
     const uint64_t mask = good_mask | (0xFFFFULL & ~(uint64_t)(PKB_DATA_BYTES - 1)) << 32;
     const uint64_t want = IDESC_RX_STATUS_DD | IDESC_RX_STATUS_EOP;
+    /* pkb.rx_word: the status and the VLAN tag where the write-back has them, the length
+     * (which lies between, where forwarded and tx_flags go) cleared */
+    const uint64_t rx_word = 0xFFFF0000FFFFFFFFULL;
     uint64_t sum = 0;
     unsigned k = 0;
 #pragma GCC unroll 4
@@ -193,7 +196,7 @@ static __attribute__((noinline)) unsigned iring_rx_take_run(volatile union idesc
         uint16_t len = d[k].wb.length; /* volatile: read after the status */
         struct pkb *p = sw[k];
         p->rx_meta = meta | len;
-        p->rx_word = (uint32_t)w; /* the status; forwarded 0 */
+        p->rx_word = w & rx_word;
         out[k] = p;
         sum += len;
     }
@@ -525,11 +528,12 @@ static void iring_tx_refuse_excess(struct iring_tx *t, struct pkb **pkts, unsign
  * §7.2.3.2.4: read from the first; Linux's drivers write them to every one). Returns the
  * frame's length.
  */
-static uint32_t iring_tx_place_two(struct iring_tx *t, uint16_t i, struct pkb *p)
+static uint32_t iring_tx_place_two(struct iring_tx *t, uint16_t i, struct pkb *p,
+                                   uint64_t offload)
 {
     const uint64_t cmd = IDESC_TX_DTYP_DATA | IDESC_TX_CMD_DEXT | IDESC_TX_CMD_IFCS;
     uint32_t total = (uint32_t)p->len + p->tx.ext_len;
-    uint64_t olinfo = ((uint64_t)total << 46) + iring_tx_offload(p);
+    uint64_t olinfo = ((uint64_t)total << 46) + offload;
     uint16_t j = (i + 1) & t->mask;
     t->desc[i].read.buffer_addr = iring_dma_addr(p->data);
     t->desc[i].qw[1] = cmd + p->len + olinfo;
@@ -540,17 +544,31 @@ static uint32_t iring_tx_place_two(struct iring_tx *t, uint16_t i, struct pkb *p
     return total;
 }
 
-/* iring_tx_tcp4_context: write slot i as a context descriptor for TCP behind a 20-byte IPv4
- * header and an untagged Ethernet one (82576 §7.2.2.2, 82599 §7.2.3.2.3); mss_l4len_idx names
- * its slot (IDX) and, for segmentation, the MSS and the TCP header's length. */
-static void iring_tx_tcp4_context(struct iring_tx *t, uint16_t i, uint32_t mss_l4len_idx)
+/* iring_tx_context: write slot i as a context descriptor (82576 §7.2.2.2, 82599 §7.2.3.2.3)
+ * for frames whose Ethernet header is untagged in memory: with tcp4, for TCP behind a 20-byte
+ * IPv4 header; vlan, the tag VLE puts on (0 when none is asked); mss_l4len_idx names its slot
+ * (IDX) and, for segmentation, the MSS and the TCP header's length. */
+static void iring_tx_context(struct iring_tx *t, uint16_t i, bool tcp4, uint16_t vlan,
+                             uint32_t mss_l4len_idx)
 {
     volatile union idesc_tx_ctx *c = (volatile union idesc_tx_ctx *)&t->desc[i];
-    c->vlan_macip_lens = IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) | IDESC_TXC_IPLEN(20);
+    c->vlan_macip_lens = IDESC_TXC_VLAN(vlan) | IDESC_TXC_MACLEN(IRING_ETH_HDR_BYTES) |
+                         (tcp4 ? IDESC_TXC_IPLEN(20) : 0);
     c->seqnum_seed = 0;
-    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
-                         IDESC_TXC_TUCMD_L4T_TCP;
+    c->type_tucmd_mlhl = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
+                         (tcp4 ? IDESC_TXC_TUCMD_IPV4 | IDESC_TXC_TUCMD_L4T_TCP : 0);
     c->mss_l4len_idx = mss_l4len_idx;
+}
+
+/* iring_tx_vle: the data descriptors' VLE (as qw[1]'s lower half) for frame p, and its tag:
+ * VLAN insertion takes the tag from the context of the frame's own slot 1. */
+static inline uint64_t iring_tx_vle(const struct pkb *p)
+{
+    return (p->tx_flags & PKB_TX_VLAN) ? IDESC_TX_CMD_VLE : 0;
+}
+static inline uint16_t iring_tx_tag(const struct pkb *p)
+{
+    return (p->tx_flags & PKB_TX_VLAN) ? p->vlan : 0;
 }
 
 /* iring_tx_tso_segments: how many segments of tx.mss bytes the TSO frame p becomes. */
@@ -574,10 +592,11 @@ static uint32_t iring_tx_place_tso(struct iring_tx *t, uint16_t i, struct pkb *p
                          IDESC_TX_CMD_TSE;
     uint32_t l4len = p->len - IRING_ETH_HDR_BYTES - 20U;
     uint64_t olinfo = ((uint64_t)(IDESC_TX_PAYLEN(p->tx.ext_len) | IDESC_TX_IDX(1) |
-                                  IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM)) << 32;
+                                  IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM)) << 32 |
+                      iring_tx_vle(p);
     uint16_t h = (i + 1) & t->mask, d = (i + 2) & t->mask;
-    iring_tx_tcp4_context(t, i, IDESC_TXC_MSS(p->tx.mss) | IDESC_TXC_L4LEN(l4len) |
-                                    IDESC_TX_IDX(1));
+    iring_tx_context(t, i, true, iring_tx_tag(p),
+                     IDESC_TXC_MSS(p->tx.mss) | IDESC_TXC_L4LEN(l4len) | IDESC_TX_IDX(1));
     t->desc[h].read.buffer_addr = iring_dma_addr(p->data);
     t->desc[h].qw[1] = cmd + p->len + olinfo;
     t->desc[d].read.buffer_addr = iring_dma_addr(p->tx.ext);
@@ -591,19 +610,48 @@ static uint32_t iring_tx_place_tso(struct iring_tx *t, uint16_t i, struct pkb *p
     return segs * p->len + p->tx.ext_len;
 }
 
+/*
+ * iring_tx_place_tagged: frame p (PKB_TX_VLAN, not TSO) from slot i: a context descriptor for
+ * slot 1 holding its tag (and the TCP/IPv4 checksum context, when it asks for those offloads),
+ * then its one or two data descriptors naming slot 1, with VLE. A context per tagged frame, as
+ * for TSO: slot 0 keeps the checksum context the untagged frames use. The first slot holds the
+ * buffer, the others none. Returns the frame's length (the NIC adds the tag's 4 bytes).
+ */
+static uint32_t iring_tx_place_tagged(struct iring_tx *t, uint16_t i, struct pkb *p)
+{
+    uint16_t d = (i + 1) & t->mask;
+    uint64_t offload = iring_tx_offload(p) + ((uint64_t)IDESC_TX_IDX(1) << 32) + IDESC_TX_CMD_VLE;
+    bool csum = (p->tx_flags & (PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4)) != 0;
+    iring_tx_context(t, i, csum, p->vlan, IDESC_TX_IDX(1));
+    uint32_t len = (p->tx_flags & PKB_TX_EXT) ? iring_tx_place_two(t, d, p, offload)
+                                              : iring_tx_place(&t->desc[d], &t->sw[d], p, offload);
+    t->sw[i] = p;
+    t->sw[d] = NULL;
+    t->stats.vlan_inserted++;
+    return len;
+}
+
 /* iring_tx_descs: the descriptors frame p takes (iring_tx_burst's comment says which). */
 static inline unsigned iring_tx_descs(const struct pkb *p)
 {
-    return (p->tx_flags & PKB_TX_TSO) ? 3U : (p->tx_flags & PKB_TX_EXT) ? 2U : 1U;
+    uint8_t f = p->tx_flags;
+    if (f & PKB_TX_TSO) {
+        return 3U;
+    }
+    return 1U + ((f & PKB_TX_EXT) != 0) + ((f & PKB_TX_VLAN) != 0);
 }
 
 /* iring_tx_place_one: frame p from slot i on, in the descriptors it takes; returns its bytes. */
 static uint32_t iring_tx_place_one(struct iring_tx *t, uint16_t i, struct pkb *p, unsigned descs)
 {
-    if (descs == 3) {
+    if (p->tx_flags & PKB_TX_TSO) {
+        t->stats.vlan_inserted += (p->tx_flags & PKB_TX_VLAN) != 0;
         return iring_tx_place_tso(t, i, p);
     }
-    return descs == 2 ? iring_tx_place_two(t, i, p)
+    if (p->tx_flags & PKB_TX_VLAN) {
+        return iring_tx_place_tagged(t, i, p);
+    }
+    return descs == 2 ? iring_tx_place_two(t, i, p, iring_tx_offload(p))
                       : iring_tx_place(&t->desc[i], &t->sw[i], p, iring_tx_offload(p));
 }
 
@@ -663,7 +711,7 @@ static bool iring_tx_tso_ok(const struct pkb *p)
 {
     const uint16_t all = PKB_TX_TSO | PKB_TX_EXT | PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4;
     uint32_t l4len = (uint32_t)p->len - IRING_ETH_HDR_BYTES - 20U;
-    return p->tx_flags == all && l4len >= 20 && l4len <= 60 && (l4len & 3) == 0 &&
+    return (p->tx_flags & ~PKB_TX_VLAN) == all && l4len >= 20 && l4len <= 60 && (l4len & 3) == 0 &&
            p->tx.ext != NULL && p->tx.mss >= IRING_TX_TSO_MIN_MSS &&
            p->tx.mss <= IRING_TX_TSO_MAX_MSS && p->tx.ext_len > p->tx.mss &&
            p->tx.ext_len <= IRING_TX_TSO_MAX_BYTES;
@@ -684,7 +732,7 @@ static bool iring_tx_acceptable(struct iring_tx *t, const struct pkb *p)
         t->stats.bad_len++;
     } else if (p->pool != t->pool) {
         t->stats.foreign++;
-    } else if ((f & ~(PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT)) ||
+    } else if ((f & ~(PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT | PKB_TX_VLAN)) ||
                ((f & (PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4)) && !t->csum_ctx)) {
         t->stats.no_csum_ctx++; /* it would leave with a wrong checksum */
     } else {
@@ -858,7 +906,7 @@ int iring_tx_load_csum_context(struct iring_tx *t)
     if (t->next_to_use != 0 || t->next_to_clean != 0) {
         return WS_ERR_INVAL;
     }
-    iring_tx_tcp4_context(t, 0, IDESC_TX_IDX(0));
+    iring_tx_context(t, 0, true, 0, IDESC_TX_IDX(0));
     t->sw[0] = NULL;
     t->next_to_clean = 1;
     t->next_to_use = 1;

@@ -97,6 +97,7 @@ struct iring_tx_stats {
                            * has no context for (a bug: iring_tx_load_csum_context first) */
     uint64_t tso_frames;  /* TSO frames placed (PKB_TX_TSO): each becomes segments on the wire */
     uint64_t bad_tso;     /* TSO frames dropped: headers, MSS or payload out of range (a bug) */
+    uint64_t vlan_inserted; /* frames placed whose 802.1Q tag the NIC puts on (PKB_TX_VLAN) */
 };
 
 struct iring_rx {
@@ -186,6 +187,13 @@ void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err);
  * bit ip_err clear mean it verified, and the router does not sum the header again. */
 void iring_rx_trust_ipv4_csum(struct iring_rx *r, uint32_t ip_err);
 
+/* iring_rx_vlan_stripped: did the NIC take an 802.1Q tag off this frame (into pkb.vlan)? Only
+ * for a ring whose queue strips tags (the driver's choice): rx_status as below. */
+static inline bool iring_rx_vlan_stripped(uint32_t rx_status)
+{
+    return (rx_status & IDESC_RX_STATUS_VP) != 0;
+}
+
 /* iring_rx_l4_csum_ok: did the NIC vouch for the TCP/UDP checksum of a frame from this ring
  * whose write-back status was rx_status (pkb.rx_status)? Decided when asked, not per frame. */
 static inline bool iring_rx_l4_csum_ok(const struct iring_rx *r, uint32_t rx_status)
@@ -234,7 +242,8 @@ int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw,
 /*
  * iring_tx_burst: reclaim completions, then place pkts[0..n) one descriptor each (two for a
  * PKB_TX_EXT frame: its buffer, then its tx.ext part; three for PKB_TX_TSO: a context
- * descriptor with its MSS in slot 1 first) and write the tail once. The ring takes
+ * descriptor with its MSS in slot 1 first; one more for PKB_TX_VLAN but with TSO: a context
+ * descriptor with its tag in slot 1 first) and write the tail once. The ring takes
  * ownership of all n: those placed are freed on completion, the rest (no free descriptor:
  * ring_full; impossible length: bad_len; another pool's buffer: foreign; an offload it cannot
  * do: no_csum_ctx; a TSO frame out of range: bad_tso) are freed now. Returns the number placed. Owning core, fast path.

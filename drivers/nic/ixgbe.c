@@ -470,7 +470,7 @@ static int ixgbe_init_rx_queue(struct nic_port *p, unsigned q, bool fill)
     nic_wr(p, IXGBE_SRRCTL(q), (PKB_DATA_BYTES >> IXGBE_SRRCTL_BSIZEPKT_SHIFT) |
                                    IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF | IXGBE_SRRCTL_DROP_EN);
     nic_clear(p, IXGBE_DCA_RXCTRL(q), IXGBE_DCA_RXCTRL_BIT12); /* §4.6.7, last step */
-    nic_set(p, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE);
+    nic_set(p, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE | (p->vlan_hw ? IXGBE_RXDCTL_VME : 0));
     char step[48];
     snprintf(step, sizeof(step), "RX queue %u enable (RXDCTL.ENABLE)", q);
     int err = nic_wait(p, step, IXGBE_RXDCTL(q), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE,

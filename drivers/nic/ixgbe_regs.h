@@ -260,6 +260,10 @@
 #define IXGBE_RDT(i) ((i) < 64 ? 0x01018 + 0x40 * (i) : 0x0D018 + 0x40 * ((i) - 64))
 #define IXGBE_RXDCTL(i) ((i) < 64 ? 0x01028 + 0x40 * (i) : 0x0D028 + 0x40 * ((i) - 64))
 #define IXGBE_RXDCTL_ENABLE 0x02000000UL /* reads 1 only once the queue is really enabled */
+/* VME: this queue strips 802.1Q tags (TPID VLNCTRL.VET, 0x8100 from reset) into the write-back
+ * (§8.2.3.8.6, §7.1.6.2: VP, VLAN Tag). Insertion needs nothing global: DMATXCTL.VT keeps its
+ * reset value 0x8100 (the driver only ever sets TE in it, by read-modify-write). */
+#define IXGBE_RXDCTL_VME 0x40000000UL
 #define IXGBE_QUEUE_ENABLE_TIMEOUT_US 10000
 
 /* SECRXCTRL / SECRXSTAT (security block): the RX security path must be idle while RXEN is

@@ -67,6 +67,7 @@ struct nic_port *nic_alloc_port(void)
     struct nic_port *p = &nic_ports[i];
     memset(p, 0, sizeof(*p));
     p->index = i;
+    p->vlan_hw = nic_cfg.vlan_hw[i];
     snprintf(p->name, sizeof(p->name), "port%u", p->index);
     nic_slot_used[i] = true;
     nic_nports = i + 1 > nic_nports ? i + 1 : nic_nports;

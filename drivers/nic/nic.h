@@ -49,6 +49,8 @@ struct nic_config {
                              * wire), instead of ours, broadcast and nothing else */
     bool all_multicast;     /* take every multicast frame too (IPv6: neighbour discovery goes to
                              * groups; the local stack keeps those it joined, in software) */
+    bool vlan_hw[NIC_MAX_PORTS]; /* port i carries 802.1Q sub-interfaces: its NIC strips tags on
+                                  * receive and puts them on on send (nic_port.vlan_hw) */
 };
 
 /* read-only once the ports are probed */
@@ -159,6 +161,9 @@ struct nic_port {
                           * PKB_TX_CSUM_TCP4 get their TCP checksum from the NIC */
     bool tx_tcp4_tso;    /* and the rings cut PKB_TX_TSO frames into segments (both chips do:
                           * 82576 §7.2.4, 82599 §7.2.4; intel_ring loads the context) */
+    bool vlan_hw;        /* the NIC strips 802.1Q tags on receive (nic_rx_vlan_mask says which
+                          * frames) and inserts them on send (PKB_TX_VLAN): nic_cfg.vlan_hw,
+                          * set before the driver programs the queues (both chips can) */
 
     /* written by core 0 (housekeeping) */
     volatile bool link_up;
@@ -254,6 +259,14 @@ static inline bool nic_rx_l4_csum_ok(const struct pkb *b)
     const struct nic_port *p = nic_port(b->port);
     return p != NULL && b->queue < p->nqueues &&
            iring_rx_l4_csum_ok(&p->q[b->queue].rx, b->rx_status);
+}
+
+/* nic_rx_vlan_mask: read once per burst: the rx_status bits saying the NIC took frame b's
+ * 802.1Q tag off into b->vlan (b->rx_status & mask nonzero); 0 for a port that keeps tags
+ * in the frame, so nothing is ever taken for stripped there. */
+static inline uint32_t nic_rx_vlan_mask(const struct nic_port *p)
+{
+    return p->vlan_hw ? IDESC_RX_STATUS_VP : 0;
 }
 
 /*

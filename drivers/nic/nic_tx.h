@@ -49,6 +49,10 @@ static inline void nic_tx_queue(unsigned core, unsigned port, struct pkb *b)
  * port goes first, so frames leave in the order they were queued. Owning core, fast path. */
 void nic_tx_forward(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n);
 
+/* nic_tx_forward_marked: nic_tx_forward for frames that carry their marks (pkb.forwarded set,
+ * pkb.tx_flags naming offloads such as PKB_TX_VLAN): by the ring's checked path
+ * (iring_tx_burst). Owning core. */
+void nic_tx_forward_marked(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n);
 /* nic_tx_queued: frames waiting in core's batch for port. */
 static inline unsigned nic_tx_queued(unsigned core, unsigned port)
 {

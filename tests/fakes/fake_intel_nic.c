@@ -77,7 +77,7 @@ static void fake_inic_rx_write_one(struct fake_inic_rx *f, const uint8_t *src, u
     d->wb.info = o->rss_hash != 0 ? IDESC_RX_INFO_RSSTYPE(1) : 0;
     d->wb.rss_hash = o->rss_hash != 0 ? o->rss_hash : FAKE_INIC_POISON32;
     d->wb.length = n;
-    d->wb.vlan = 0;
+    d->wb.vlan = o->vlan;
     /* Status last, as the driver must not see DD before the rest (one PCIe write on real
      * hardware; here it keeps the test honest about the order). */
     d->wb.status_error = status;
@@ -119,14 +119,33 @@ void fake_inic_tx_init(struct fake_inic_tx *f, void *desc_mem, uint16_t size,
     f->size = size;
 }
 
-/* fake_inic_tx_opts_ok: the options in a data descriptor: none, or TXSM (and IXSM) with context
- * 0 holding TCP/IPv4. */
-static bool fake_inic_tx_opts_ok(const struct fake_inic_tx *f, uint32_t olinfo)
+/* fake_inic_tx_ctx: the context slot IDX names in a data descriptor's olinfo: *macip and
+ * *tucmd as its context descriptor wrote them; false if none did. */
+static bool fake_inic_tx_ctx(const struct fake_inic_tx *f, uint32_t olinfo, uint32_t *macip,
+                             uint32_t *tucmd)
 {
-    uint32_t opts = olinfo & (uint32_t)~IDESC_TX_PAYLEN_MASK;
-    bool tcp4_ctx = f->ctx0_valid && f->ctx0_tucmd == (IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT |
-                                                       IDESC_TXC_TUCMD_IPV4 |
-                                                       IDESC_TXC_TUCMD_L4T_TCP);
+    bool one = (olinfo & IDESC_TX_IDX(7)) == IDESC_TX_IDX(1);
+    *macip = one ? f->ctx1_macip : f->ctx0_macip;
+    *tucmd = one ? f->ctx1_tucmd : f->ctx0_tucmd;
+    return one ? f->ctx1_valid : f->ctx0_valid;
+}
+
+/* fake_inic_tx_opts_ok: the options in a data descriptor (cmd, olinfo): none; or TXSM (and
+ * IXSM) with the slot IDX names (0 or 1) holding TCP/IPv4 behind 14 bytes of Ethernet; or
+ * VLE with a context in that slot (its tag), with or without those. */
+static bool fake_inic_tx_opts_ok(const struct fake_inic_tx *f, uint32_t cmd, uint32_t olinfo)
+{
+    const uint32_t tcp4 = IDESC_TXC_DTYP_CTXT | IDESC_TX_CMD_DEXT | IDESC_TXC_TUCMD_IPV4 |
+                          IDESC_TXC_TUCMD_L4T_TCP;
+    uint32_t opts = olinfo & (uint32_t)~(IDESC_TX_PAYLEN_MASK | IDESC_TX_IDX(7));
+    uint32_t idx = olinfo & IDESC_TX_IDX(7), macip, tucmd;
+    bool ctx = fake_inic_tx_ctx(f, olinfo, &macip, &tucmd);
+    bool vle = (cmd & IDESC_TX_CMD_VLE) != 0;
+    bool tcp4_ctx = ctx && tucmd == tcp4 &&
+                    (macip & 0xFFFFu) == (IDESC_TXC_MACLEN(14) | IDESC_TXC_IPLEN(20));
+    if (idx > IDESC_TX_IDX(1) || (vle && !ctx) || (!vle && idx == 0 && (macip >> 16) != 0)) {
+        return false; /* a slot the chips lack; a tag from nowhere; slot 0 must stay untagged */
+    }
     return opts == 0 || ((opts == IDESC_TX_POPTS_TXSM ||
                           opts == (IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM)) && tcp4_ctx);
 }
@@ -184,9 +203,13 @@ static uint16_t fake_inic_sum(const uint8_t *frame, uint32_t from, uint32_t to)
  * header's checksum over MACLEN..MACLEN + IPLEN into its field (which the driver must leave 0:
  * a nonzero one is a violation, as the sum would come out wrong), and the TCP checksum from
  * MACLEN + IPLEN to the end onto the field (offset 16) that holds the pseudo-header sum. */
-static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t len, bool ixsm)
+static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t len,
+                              uint32_t olinfo)
 {
-    uint32_t l3 = f->ctx0_macip >> 9 & 0x7Fu, l4 = l3 + (f->ctx0_macip & 0x1FFu);
+    uint32_t macip, tucmd;
+    (void)fake_inic_tx_ctx(f, olinfo, &macip, &tucmd); /* fake_inic_tx_opts_ok checked it */
+    bool ixsm = (olinfo & IDESC_TX_POPTS_IXSM) != 0;
+    uint32_t l3 = macip >> 9 & 0x7Fu, l4 = l3 + (macip & 0x1FFu);
     if (l4 + 18 > len || (ixsm && (frame[l3 + 10] != 0 || frame[l3 + 11] != 0))) {
         f->violations++;
         return;
@@ -202,10 +225,22 @@ static void fake_inic_tx_csum(struct fake_inic_tx *f, uint8_t *frame, uint32_t l
     f->csum_offloads++;
 }
 
-/* fake_inic_tx_wire: one frame onto the wire. */
+/* fake_inic_tx_wire: one frame onto the wire, with the tag VLE asked for after its MACs. */
 static void fake_inic_tx_wire(void *ctx, const uint8_t *frame, uint32_t len)
 {
+    static uint8_t tagged[65536 + 4];
     struct fake_inic_tx *f = ctx;
+    if (f->wire_vle && len >= 12) {
+        memcpy(tagged, frame, 12);
+        tagged[12] = 0x81;
+        tagged[13] = 0x00;
+        tagged[14] = (uint8_t)(f->wire_tci >> 8);
+        tagged[15] = (uint8_t)f->wire_tci;
+        memcpy(tagged + 16, frame + 12, len - 12);
+        frame = tagged;
+        len += 4;
+        f->vlan_inserted++;
+    }
     if (f->on_frame != NULL) {
         f->on_frame(f->ctx, frame, (uint16_t)len);
     }
@@ -224,7 +259,7 @@ static void fake_inic_tx_tso(struct fake_inic_tx *f, const uint8_t *frame, uint3
     uint32_t opts = olinfo & (uint32_t)~IDESC_TX_PAYLEN_MASK;
     uint32_t hdr = 14u + 20u + (f->ctx1_mss_l4len >> 8 & 0xFFu), mss = f->ctx1_mss_l4len >> 16;
     bool ok = f->ctx1_valid && f->ctx1_tucmd == tcp4 &&
-              f->ctx1_macip == (IDESC_TXC_MACLEN(14) | IDESC_TXC_IPLEN(20)) &&
+              (f->ctx1_macip & 0xFFFFu) == (IDESC_TXC_MACLEN(14) | IDESC_TXC_IPLEN(20)) &&
               opts == (IDESC_TX_IDX(1) | IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM) &&
               (olinfo & IDESC_TX_PAYLEN_MASK) >> 14 == len - hdr;
     if (!ok || fake_tso_cut(frame, len, hdr, mss, fake_inic_tx_wire, f) == 0) {
@@ -254,8 +289,14 @@ static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
 {
     static uint8_t frame[65536];
     uint32_t len = 0, first_olinfo = f->desc[f->head].read.olinfo_status;
-    bool tso = (f->desc[f->head].read.cmd_type_len & IDESC_TX_CMD_TSE) != 0;
-    bool ok = tso || fake_inic_tx_opts_ok(f, first_olinfo);
+    uint32_t first_cmd = f->desc[f->head].read.cmd_type_len, macip = 0, tucmd;
+    bool tso = (first_cmd & IDESC_TX_CMD_TSE) != 0;
+    bool ok = fake_inic_tx_opts_ok(f, first_cmd, first_olinfo & ~(tso ? IDESC_TX_POPTS_TXSM |
+                                                                            IDESC_TX_POPTS_IXSM
+                                                                      : 0));
+    f->wire_vle = (first_cmd & IDESC_TX_CMD_VLE) != 0 &&
+                  fake_inic_tx_ctx(f, first_olinfo, &macip, &tucmd);
+    f->wire_tci = (uint16_t)(macip >> 16);
     for (unsigned k = 0; k < n && ok; k++) {
         volatile union idesc_tx *d = &f->desc[(f->head + k) % f->size];
         uint32_t cmd = d->read.cmd_type_len, dlen = cmd & IDESC_TX_DTALEN_MASK;
@@ -277,7 +318,7 @@ static void fake_inic_tx_send(struct fake_inic_tx *f, unsigned n)
         return;
     }
     if (first_olinfo & IDESC_TX_POPTS_TXSM) {
-        fake_inic_tx_csum(f, frame, len, (first_olinfo & IDESC_TX_POPTS_IXSM) != 0);
+        fake_inic_tx_csum(f, frame, len, first_olinfo);
     }
     fake_inic_tx_wire(f, frame, len);
     f->multi_desc_frames += n > 1;

@@ -29,6 +29,7 @@ struct fake_inic_rx_opts {
     uint32_t rss_hash; /* written with RSS type 1 when non-zero, else RSS type 0 */
     uint32_t err_bits; /* extended error bits for the EOP descriptor (IDESC_RX_ERR_*) */
     uint32_t status_bits; /* extra status bits for the EOP descriptor (e.g. IDESC_RX_STATUS_L4I) */
+    uint16_t vlan;        /* the write-back's VLAN tag (a stripping NIC's, with _VP in status_bits) */
 };
 
 /* One TX queue as the NIC sees it. */
@@ -48,6 +49,10 @@ struct fake_inic_tx {
     uint64_t csum_offloads; /* frames whose TCP checksum the fake completed (TXSM) */
     uint64_t multi_desc_frames; /* frames gathered from more than one descriptor */
     uint64_t tso_frames;        /* TSO frames cut into segments (each segment is a frame) */
+    uint64_t vlan_inserted;     /* frames sent with the 802.1Q tag VLE asked for (a TSO frame's
+                                 * segments each) */
+    bool wire_vle;              /* the frame being sent gets wire_tci as its tag */
+    uint16_t wire_tci;
     bool ctx0_valid;
     uint32_t ctx0_macip, ctx0_tucmd; /* context slot 0: vlan_macip_lens, type_tucmd_mlhl */
     bool ctx1_valid;

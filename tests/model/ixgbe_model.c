@@ -57,13 +57,14 @@
  *    external PHY, 100M, priority flow control, LinkSec, IPsec, FCoE, DCB, VMDq/SR-IOV
  *    (MRQC.MRQE other than 0/1 is reported "not modelled"), flow director beyond INIT_DONE
  *    (filters are stored, never matched: RSS decides), 5-tuple/EtherType/SYN filters, VLAN
- *    filtering, stripping and insertion.
+ *    filtering (VLNCTRL.VFE, VFTA) and double VLAN (DMATXCTL.GDV).
  *  - RX: legacy and header-split descriptors, RSC, TCP/UDP checksum offload (L4I stays 0, so a
  *    driver must not trust it; the IPv4 header's IPCS/IPE are modelled), CRC errors (injected
  *    frames are always good), per-packet-buffer sizing other than RXPBSIZE[0] (the sizes' sum
  *    is checked), descriptor prefetch/write-back thresholds (write-back is immediate), DCA,
- *    RDRXCTL's own bits, VLAN-tagged length limits (+4).
- *  - TX: legacy descriptors, VLAN insertion, LinkSec/timestamp requests, IPsec/iSCSI offloads
+ *    RDRXCTL's own bits, VLAN-tagged length limits (+4). (VLAN stripping, RXDCTL.VME, and
+ *    insertion, DCMD.VLE with DMATXCTL.VT, are modelled.)
+ *  - TX: legacy descriptors, LinkSec/timestamp requests, IPsec/iSCSI offloads
  *    (all reported "not modelled"; TSO and the IPv4/TCP/UDP checksum offloads are modelled:
  *    ixgbe_model_tx.c), software FCS (IFCS clear), WTHRESH batching, TX rate limiting, loopback
  *    (HLREG0.LPBK), TX packet buffer sizing (only its sum is checked) and TXPBTHRESH.
@@ -73,7 +74,8 @@
  * MODEL CHOICES (where the model has to pick, it picks the strict or the simple reading):
  *  - Timing constants in ixgbe_model.h are far shorter than a real chip's; drivers must poll.
  *  - Reset values are given for the registers the model interprets; HLREG0 resets to TXCRCEN |
- *    RXCRCSTRP | TXPADEN, RDRXCTL and DMATXCTL to 0 (apart from DMAIDONE), others to 0.
+ *    RXCRCSTRP | TXPADEN, RDRXCTL to 0 (apart from DMAIDONE), DMATXCTL to VT 0x8100, VLNCTRL
+ *    to VET 0x8100, others to 0.
  *  - Vectors 16..63 have no readable cause bit, so their cause always auto-clears on sending.
  *  - GPRC/GORC count every good frame that passed the L2 filters (missed ones too); byte
  *    counters (GORC, GOTC, TOR, QBRC, QBTC) count wire bytes including the 4-byte FCS.
@@ -165,6 +167,8 @@ static void ixm_regs_reset(struct ixgbe_model *m)
     m->regs[IXM_AUTOC / 4] = m->autoc_reset; /* EEPROM-loaded: the board's link mode */
     m->regs[IXM_AUTOC2 / 4] = m->autoc2_reset;
     m->regs[IXM_HLREG0 / 4] = IXM_HLREG0_TXCRCEN | IXM_HLREG0_RXCRCSTRP | IXM_HLREG0_TXPADEN;
+    m->regs[IXM_DMATXCTL / 4] = IXM_DMATXCTL_VT_RESET;
+    m->regs[IXM_VLNCTRL / 4] = IXM_VLNCTRL_RESET;
     m->regs[IXM_MAXFRS / 4] = IXM_MAXFRS_RESET;
     m->regs[IXM_RXPBSIZE(0) / 4] = IXM_RXPBSIZE_RESET0;
     m->regs[IXM_TXPBSIZE(0) / 4] = IXM_TXPBSIZE_RESET0;

@@ -201,6 +201,12 @@
 #define IXM_TXDCTL_RESERVED 0xF9808080u
 #define IXM_DMATXCTL 0x04A80u
 #define IXM_DMATXCTL_TE 0x00000001u
+/* DMATXCTL.VT (31:16): the TPID VLE inserts; 0x8100 from reset (§8.2.3.9.1). */
+#define IXM_DMATXCTL_VT_RESET 0x81000000u
+/* VLNCTRL (§8.2.3.7.2): VET (15:0), the TPID a received tag must carry; 0x8100 from reset. */
+#define IXM_VLNCTRL 0x05088u
+#define IXM_VLNCTRL_VET 0x0000FFFFu
+#define IXM_VLNCTRL_RESET 0x00008100u
 #define IXM_TQSM(n) (0x08600u + 4u * (n))
 #define IXM_TXPBSIZE(n) (0x0CC00u + 4u * (n))
 #define IXM_TXPBSIZE_RESET0 0x00028000u /* 160 KiB (SIZE 19:10 = 0xA0) */
@@ -309,6 +315,7 @@
 #define IXM_RXD_STAT_DD 0x00000001u
 #define IXM_RXD_STAT_EOP 0x00000002u
 #define IXM_RXD_STAT_IPCS 0x00000040u /* the IPv4 header checksum was checked */
+#define IXM_RXD_STAT_VP 0x00000008u   /* the frame was 802.1Q tagged (its TPID matched VET) */
 #define IXM_RXD_ERR_IPE 0x80000000u   /* ...and did not verify */
 #define IXM_RXD_PKT_IPV4 0x0010u
 #define IXM_RXD_PKT_IPV4E 0x0020u
@@ -354,6 +361,7 @@
 /* One TX context slot (two per queue): what a context descriptor told the queue. */
 struct ixm_tx_ctx {
     uint32_t maclen, iplen, l4len, mss, tucmd;
+    uint16_t vlan; /* the tag VLE inserts (VLAN_MACIP_LENS 31:16) */
     bool valid;
 };
 
@@ -376,6 +384,8 @@ struct ixm_pb_frame {
     uint8_t rss_type;
     uint8_t queue;
     uint32_t csum_status; /* IPCS/IPE for the EOP write-back */
+    bool tagged;          /* VP, and the tag a stripping queue takes off */
+    uint16_t tci;
     uint8_t data[];
 };
 
@@ -464,6 +474,7 @@ struct ixgbe_model {
     uint32_t pb_gen;  /* bumped by a flush: a drain in progress notices */
     uint8_t rx_scratch[IXGBE_MODEL_MAX_FRAME_BYTES + IXM_FCS_BYTES];
     uint8_t tx_scratch[IXGBE_MODEL_MAX_FRAME_BYTES];
+    uint8_t tx_tagged[IXGBE_MODEL_MAX_FRAME_BYTES + 4]; /* a frame with the tag VLE inserts */
     uint8_t *tso_buf;  /* IXM_TSO_MAX_BYTES: a TSO frame before segmentation */
     bool tx_busy;     /* TX is running (a tx_frame callback may re-enter) */
     bool tx_deferred; /* a nested TX request waits for the outer run to finish */

@@ -25,6 +25,8 @@ struct ixm_rx_meta {
     uint8_t rss_type;
     uint8_t queue;
     uint32_t csum_status; /* IPCS and IPE as the EOP write-back carries them, else 0 */
+    bool tagged;          /* one 802.1Q tag whose TPID matched VLNCTRL.VET: VP */
+    uint16_t tci;         /* its TCI */
 };
 
 static uint16_t ixm_be16(const uint8_t *p)
@@ -112,7 +114,10 @@ static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t l
     bool tcp = false, udp = false;
 
     memset(md, 0, sizeof(*md));
-    if (etype == 0x8100 && len >= 18) { /* one 802.1Q tag: the parser looks past it */
+    if (etype == (ixm_reg(m, IXM_VLNCTRL) & IXM_VLNCTRL_VET) && len >= 18) {
+        /* one 802.1Q tag: the parser looks past it (and a queue may strip it, ixm_rx_place) */
+        md->tagged = true;
+        md->tci = ixm_be16(f + 14);
         etype = ixm_be16(f + 16);
         l3 = 18;
     }
@@ -254,7 +259,10 @@ static int ixm_rx_place(struct ixgbe_model *m, unsigned q, const uint8_t *f, uin
                     ixm_reg(m, ixm_rxq_reg_off(q, IXM_RDBAL));
     uint32_t bsize = (srrctl & IXM_SRRCTL_BSIZEPKT) * 1024u;
     bool keep_crc = !(ixm_reg(m, IXM_HLREG0) & IXM_HLREG0_RXCRCSTRP);
-    uint32_t total = len + (keep_crc ? IXM_FCS_BYTES : 0);
+    /* RXDCTL.VME: the tag leaves the frame for the write-back (§7.1.6.2, §8.2.3.8.6) */
+    bool strip = md->tagged && (ixm_reg(m, ixm_rxq_reg_off(q, IXM_RXDCTL)) & IXM_RXDCTL_VME);
+    uint32_t dlen = strip ? len - 4 : len; /* bytes placed in host memory, FCS aside */
+    uint32_t total = dlen + (keep_crc ? IXM_FCS_BYTES : 0);
     uint8_t *buf = m->rx_scratch;
     uint32_t nbuf, avail, done = 0;
     unsigned si;
@@ -269,9 +277,14 @@ static int ixm_rx_place(struct ixgbe_model *m, unsigned q, const uint8_t *f, uin
     if (avail < nbuf) {
         return 0;
     }
-    memcpy(buf, f, len);
-    if (keep_crc) { /* HLREG0.RXCRCSTRP clear: the FCS lands in host memory too */
-        ixm_put_le32(buf + len, ixm_crc32(f, len));
+    if (strip) {
+        memcpy(buf, f, 12);
+        memcpy(buf + 12, f + 16, len - 16);
+    } else {
+        memcpy(buf, f, len);
+    }
+    if (keep_crc) { /* HLREG0.RXCRCSTRP clear: the FCS (of the frame as placed) lands too */
+        ixm_put_le32(buf + dlen, ixm_crc32(buf, dlen));
     }
     for (uint32_t i = 0; i < nbuf; i++) {
         uint64_t daddr = base + (uint64_t)rq->head * IXM_DESC_BYTES;
@@ -299,8 +312,13 @@ static int ixm_rx_place(struct ixgbe_model *m, unsigned q, const uint8_t *f, uin
          * extended status (DD, EOP) and errors | packet buffer length, VLAN tag. */
         ixm_put_le32(d, (uint32_t)md->rss_type | md->pkt_type);
         ixm_put_le32(d + 4, (ixm_reg(m, IXM_RXCSUM) & IXM_RXCSUM_PCSD) ? md->rss_hash : 0);
-        ixm_put_le32(d + 8, IXM_RXD_STAT_DD | (eop ? IXM_RXD_STAT_EOP | md->csum_status : 0));
-        ixm_put_le32(d + 12, chunk);
+        /* VP for any tagged frame, stripped or not (the strict reading: a driver must look at
+         * it only where it strips); the tag itself only where it was taken off */
+        ixm_put_le32(d + 8, IXM_RXD_STAT_DD |
+                                (eop ? IXM_RXD_STAT_EOP | md->csum_status |
+                                           (md->tagged ? IXM_RXD_STAT_VP : 0)
+                                     : 0));
+        ixm_put_le32(d + 12, chunk | (eop && strip ? (uint32_t)md->tci << 16 : 0));
         if (m->ops.dma_write(m->ops.ctx, daddr, d, sizeof(d)) != 0) {
             m->cnt.rx_dma_errors++;
             return -1;
@@ -359,7 +377,7 @@ void ixm_rx_drain(struct ixgbe_model *m)
     while (m->pb_count && ixm_rx_dma_on(m)) {
         struct ixm_pb_frame *f = m->pb[m->pb_head];
         struct ixm_rx_meta md = {f->rss_hash, f->pkt_type, f->rss_type, f->queue,
-                                  f->csum_status};
+                                  f->csum_status, f->tagged, f->tci};
         uint32_t gen = m->pb_gen;
 
         if (!m->rxq[f->queue].enabled) {
@@ -420,6 +438,8 @@ static int ixm_pb_push(struct ixgbe_model *m, const uint8_t *f, uint32_t len,
     p->rss_type = md->rss_type;
     p->queue = md->queue;
     p->csum_status = md->csum_status;
+    p->tagged = md->tagged;
+    p->tci = md->tci;
     memcpy(p->data, f, len);
     m->pb[(m->pb_head + m->pb_count) % m->pb_cap] = p;
     m->pb_count++;

@@ -8,7 +8,9 @@
  * pseudo-header sum), TCP/UDP segmentation (§7.2.4: TSE; each segment gets the headers with the
  * IPv4 total length / IPv6 payload length, IPv4 ID + n, TCP sequence + n*MSS, FIN/PSH only on
  * the last, CWR only on the first, and fresh checksums; software preset the L4 checksum field
- * with the pseudo-header sum without the length), DD write-back for RS descriptors or TX head
+ * with the pseudo-header sum without the length), VLAN insertion (DCMD.VLE: the context's tag
+ * behind TPID DMATXCTL.VT, after the MAC addresses; every segment of a TSO frame gets it; the
+ * offloads see the frame untagged, as it is in memory), DD write-back for RS descriptors or TX head
  * write-back to TDWBAL/TDWBAH (§7.2.3, §8.2.3.9), padding (HLREG0.TXPADEN) and the transmit
  * statistics (§8.2.3.23), which count segments as they leave.
  *
@@ -45,15 +47,13 @@ static bool ixm_tx_desc_ok(struct ixgbe_model *m, unsigned q, uint32_t idx, uint
         why = "not modelled: legacy TX descriptor (DEXT clear)";
     } else if ((cmd & IXM_TXD_DTYP) != IXM_TXD_DTYP_DATA) {
         why = "descriptor type is neither data (0011b) nor context (0010b)";
-    } else if (cmd & IXM_TXD_VLE) {
-        why = "not modelled: VLAN insertion (DCMD.VLE)";
     } else if (cmd & IXM_TXD_MAC) {
         why = "not modelled: LinkSec/timestamp request (MAC field)";
     } else if (first && (olinfo & IXM_TXD_POPTS & ~(IXM_TXD_POPTS_IXSM | IXM_TXD_POPTS_TXSM))) {
         why = "not modelled: IPsec/iSCSI offload (POPTS bits other than IXSM, TXSM)";
-    } else if (first && ((olinfo & IXM_TXD_POPTS) || (cmd & IXM_TXD_TSE)) &&
+    } else if (first && ((olinfo & IXM_TXD_POPTS) || (cmd & (IXM_TXD_TSE | IXM_TXD_VLE))) &&
                !m->txq[q].ctx[IXM_TXD_IDX(olinfo) & 1].valid) {
-        why = "checksum offload or TSE with no context descriptor in the slot IDX names";
+        why = "checksum offload, TSE or VLE with no context descriptor in the slot IDX names";
     } else if (!(cmd & IXM_TXD_IFCS)) {
         why = "not modelled: IFCS clear (frame would leave without a hardware CRC)";
     }
@@ -160,9 +160,28 @@ static bool ixm_tx_csum(struct ixgbe_model *m, unsigned q, const struct ixm_tx_c
     return true;
 }
 
-/* Count and hand over one frame (the callback last: it may re-enter). */
-static void ixm_tx_send(struct ixgbe_model *m, unsigned q, uint8_t *f, uint32_t len)
+/* ixm_tx_tag: f (len bytes) with the 802.1Q tag VLE inserts after the MAC addresses: TPID
+ * DMATXCTL.VT, TCI from the context (§7.2.3.2.3, §8.2.3.9.1); *len grows by 4. */
+static uint8_t *ixm_tx_tag(struct ixgbe_model *m, const uint8_t *f, uint32_t *len, uint16_t tci)
 {
+    uint8_t *t = m->tx_tagged;
+
+    memcpy(t, f, 12);
+    ixm_put_be16(t + 12, ixm_reg(m, IXM_DMATXCTL) >> 16);
+    ixm_put_be16(t + 14, tci);
+    memcpy(t + 16, f + 12, *len - 12);
+    *len += 4;
+    return t;
+}
+
+/* Count and hand over one frame (the callback last: it may re-enter); vle: the frame's first
+ * descriptor asked for a VLAN tag, which cx holds. */
+static void ixm_tx_send(struct ixgbe_model *m, unsigned q, uint8_t *f, uint32_t len, bool vle,
+                        const struct ixm_tx_ctx *cx)
+{
+    if (vle) {
+        f = ixm_tx_tag(m, f, &len, cx->vlan);
+    }
     if (len < IXM_MIN_FRAME && (ixm_reg(m, IXM_HLREG0) & IXM_HLREG0_TXPADEN)) {
         memset(f + len, 0, IXM_MIN_FRAME - len);
         len = IXM_MIN_FRAME;
@@ -176,7 +195,7 @@ static void ixm_tx_send(struct ixgbe_model *m, unsigned q, uint8_t *f, uint32_t 
 /* TCP/UDP segmentation (§7.2.4): f holds the headers (MACLEN + IPLEN + L4LEN) and the payload;
  * each segment of at most MSS payload bytes leaves as its own frame. */
 static void ixm_tx_tso(struct ixgbe_model *m, unsigned q, const struct ixm_tx_ctx *cx,
-                       const uint8_t *f, uint32_t len, uint32_t popts)
+                       const uint8_t *f, uint32_t len, uint32_t popts, bool vle)
 {
     uint32_t l3 = cx->maclen, l4 = l3 + cx->iplen, hdr = l4 + cx->l4len;
     bool ipv4 = cx->tucmd & IXM_CTX_TUCMD_IPV4;
@@ -226,7 +245,7 @@ static void ixm_tx_tso(struct ixgbe_model *m, unsigned q, const struct ixm_tx_ct
             ixm_tx_halt(m, q);
             return;
         }
-        ixm_tx_send(m, q, out, flen);
+        ixm_tx_send(m, q, out, flen, vle, cx);
         off += seg;
     }
 }
@@ -242,6 +261,7 @@ static void ixm_tx_context(struct ixgbe_model *m, unsigned q, const uint8_t *d)
     cx->tucmd = w2;
     cx->l4len = IXM_CTX_L4LEN(w3);
     cx->mss = IXM_CTX_MSS(w3);
+    cx->vlan = (uint16_t)(w0 >> 16);
     cx->valid = true;
 }
 
@@ -339,13 +359,14 @@ static int ixm_tx_frame(struct ixgbe_model *m, unsigned q, uint64_t base, uint32
         }
     }
     *rs_done |= nrs > 0;
+    bool vle = (cmd0 & IXM_TXD_VLE) != 0;
     if (cmd0 & IXM_TXD_TSE) {
-        ixm_tx_tso(m, q, cx, buf, len, olinfo0 & IXM_TXD_POPTS);
+        ixm_tx_tso(m, q, cx, buf, len, olinfo0 & IXM_TXD_POPTS, vle);
     } else if ((olinfo0 & IXM_TXD_POPTS) &&
                !ixm_tx_csum(m, q, cx, buf, len, olinfo0 & IXM_TXD_POPTS, 0)) {
         ixm_tx_halt(m, q);
     } else {
-        ixm_tx_send(m, q, buf, len); /* last: the callback may re-enter */
+        ixm_tx_send(m, q, buf, len, vle, cx); /* last: the callback may re-enter */
     }
     return 1;
 }

@@ -9,8 +9,10 @@ import os
 import re
 import subprocess
 
+import pytest
+
 from netlab import BOTH_NICS, HOSTS, finish_lab, ns_run, port_queues, queue_sum, start_lab
-from qemu import ROOT, TEST_ELF
+from qemu import REBOOT_ELF, ROOT, TEST_ELF
 from test_forward import check_forward_conservation
 
 VLANHOST = os.path.join(ROOT, "tests", "tools", "vlanhost.py")
@@ -42,8 +44,11 @@ def vlan_counters(stats, port):
 
 
 @BOTH_NICS
-def test_vlan_subinterfaces_answer_route_and_count(nic):
-    lab = start_lab(nic, kernel=TEST_ELF, smp=2)
+@pytest.mark.parametrize("offload", [True, False], ids=["nic_tags", "software_tags"])
+def test_vlan_subinterfaces_answer_route_and_count(nic, offload):
+    # config/test.conf has vlan.offload = yes (the default); reboot.conf, the same otherwise,
+    # no: the tags are then moved in memory by the router
+    lab = start_lab(nic, kernel=TEST_ELF if offload else REBOOT_ELF, smp=2)
     try:
         lab.guest.command("routes", r"^10\.20\.0\.0/24\s+connected\s+port0\.20$")
         assert "port0.10: address 10.10.0.1/24 (VLAN 10)" in lab.guest.text()
@@ -82,6 +87,13 @@ def test_vlan_subinterfaces_answer_route_and_count(nic):
         for name in v:
             assert v[name]["vlan_rx"] >= 20 and v[name]["vlan_tx"] >= 20, v
             assert v[name]["vlan_tx_no_room"] == 0, v
+            # vlan.offload: the NIC took every tag off and put every tag on; else none
+            assert v[name]["vlan_rx_hw"] == (v[name]["vlan_rx"] if offload else 0), v
+            assert v[name]["vlan_tx_hw"] == (v[name]["vlan_tx"] if offload else 0), v
+        # ...in its rings, one context per tagged frame; port1 has no VLANs and strips nothing
+        inserted = sum(v[n]["vlan_tx"] for n in v) if offload else 0
+        assert queue_sum(st, 0, "tx_vlan_inserted") == inserted, v
+        assert queue_sum(st, 1, "tx_vlan_inserted") == 0
         for port in (0, 1):
             for q in port_queues(st, port):
                 check_forward_conservation(q)

@@ -1036,7 +1036,7 @@ static void test_tx_csum_without_context_dropped(void **state)
     assert_int_equal(t->tx.stats.no_csum_ctx, 1);
     assert_int_equal(t->pool.nfree, 32);
     pk[0] = tr_tcp4_pkt(t, 10);
-    pk[0]->tx_flags = 0x8000; /* an offload no ring knows */
+    pk[0]->tx_flags = 0x80; /* an offload no ring knows */
     assert_int_equal(iring_tx_load_csum_context(&t->tx), WS_OK);
     assert_int_equal(iring_tx_burst(&t->tx, pk, 1), 0);
     assert_int_equal(t->tx.stats.no_csum_ctx, 2);
@@ -1516,6 +1516,123 @@ static void test_forward_rx_to_tx(void **state)
     tr_done(t);
 }
 
+/* ---- VLAN tags: stripped on receive, inserted on send ---------------------------------- */
+
+/* A stripping NIC's write-back (VP, the tag in its VLAN field) lands in pkb.vlan and rx_status
+ * with forwarded and tx_flags 0; a frame without VP keeps its own status and asks nothing. */
+static void test_rx_stripped_tag_metadata(void **state)
+{
+    struct tr *t = tr_new(32, 8, 8);
+    struct pkb *out[8];
+    static uint8_t buf[128];
+    (void)state;
+    iring_rx_fill(&t->rx);
+    tr_frame(buf, 1, 100);
+    struct fake_inic_rx_opts o = {.status_bits = IDESC_RX_STATUS_VP, .vlan = 0xE00A};
+    assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
+    assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, NULL), 1);
+    assert_int_equal(tr_rx_burst(t, out, 8), 2);
+    assert_true(iring_rx_vlan_stripped(out[0]->rx_status));
+    assert_int_equal(out[0]->vlan, 0xE00A);
+    assert_int_equal(out[0]->len, 100);
+    assert_int_equal(out[0]->forwarded, 0);
+    assert_int_equal(out[0]->tx_flags, 0);
+    assert_false(iring_rx_vlan_stripped(out[1]->rx_status));
+    assert_int_equal(out[1]->tx_flags, 0);
+    tr_done(t);
+}
+
+static unsigned tr_tag_frames, tr_tag_bad;
+static uint16_t tr_tag_want; /* the TCI every frame on the wire must carry */
+
+/* The wire's view of tagged TCP/IPv4 frames: TPID 0x8100 and the wanted TCI after the MACs,
+ * the frame behind it a whole TCP/IPv4 one with both checksums right. */
+static void tr_on_tagged_tx(void *ctx, const uint8_t *data, uint16_t len)
+{
+    (void)ctx;
+    const uint8_t *ip = data + 18;
+    uint16_t tcp_len = (uint16_t)((ip[2] << 8 | ip[3]) - 20);
+    tr_tag_frames++;
+    tr_tag_bad += len < 18u + 40u || (data[12] << 8 | data[13]) != 0x8100 ||
+                  (data[14] << 8 | data[15]) != tr_tag_want ||
+                  (data[16] << 8 | data[17]) != 0x0800 || 18u + 20u + tcp_len > len ||
+                  tr_fold(tr_sum16(ip + 20, tcp_len, tr_sum16(ip + 12, 8, 6u + tcp_len))) !=
+                      0xFFFF ||
+                  tr_fold(tr_sum16(ip, 20, 0)) != 0xFFFF;
+}
+
+/* PKB_TX_VLAN takes one more descriptor, a context for slot 1 holding the tag (and the TCP/IPv4
+ * offload's lengths when the frame asks for them); its data descriptors name slot 1 with VLE,
+ * whatever else they carry: checksums, a second part, segmentation. Every frame and segment
+ * leaves tagged with its checksums right; the ring counts the tagged frames, completes all of
+ * them and the checksum context in slot 0 stays untagged for the frames without a tag. */
+static void test_tx_vlan_tagged_frames(void **state)
+{
+    struct tr *t = tr_new(32, 8, 32);
+    (void)state;
+    tr_tso_setup(t);
+    tr_tag_frames = tr_tag_bad = 0;
+    tr_tag_want = 0x2014; /* priority 1, VID 20 */
+    t->ntx.on_frame = tr_on_tagged_tx;
+    struct pkb *pk[4] = { tr_tcp4_pkt(t, 100), tr_tcp4_pkt(t, 10), tr_tcp4_pkt(t, 0),
+                          tr_tso_pkt(t, 0, 3000, 1000) };
+    pk[0]->tx_flags = PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_VLAN; /* IPv4 sum left 0 */
+    pk[1]->tx_flags = PKB_TX_CSUM_TCP4 | PKB_TX_VLAN;
+    pk[1]->data[24] = pk[1]->data[25] = 0;
+    uint16_t ip = (uint16_t)~tr_fold(tr_sum16(pk[1]->data + 14, 20, 0));
+    pk[1]->data[24] = (uint8_t)(ip >> 8);
+    pk[1]->data[25] = (uint8_t)ip;
+    pk[2]->tx_flags = PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4 | PKB_TX_EXT | PKB_TX_VLAN;
+    pk[2]->tx.ext = tr_tso_payload; /* 60 bytes of payload in a second part */
+    pk[2]->tx.ext_len = 60;
+    pk[2]->data[16] = 0;
+    pk[2]->data[17] = 20 + 20 + 60;
+    uint16_t pseudo = tr_fold(tr_sum16(pk[2]->data + 26, 8, 6u + 80u));
+    pk[2]->data[50] = (uint8_t)(pseudo >> 8);
+    pk[2]->data[51] = (uint8_t)pseudo;
+    pk[3]->tx_flags |= PKB_TX_VLAN;
+    for (unsigned k = 0; k < 4; k++) {
+        pk[k]->vlan = tr_tag_want;
+    }
+    assert_int_equal(iring_tx_burst(&t->tx, pk, 4), 4);
+    /* slot 0 the checksum context; then 2 + 2 + 3 + 3 */
+    assert_int_equal(t->tx_tail, 11);
+    const volatile union idesc_tx_ctx *c = (const volatile union idesc_tx_ctx *)&t->tx.desc[1];
+    assert_int_equal(c->vlan_macip_lens, 0x2014u << 16 | 14u << 9 | 20u);
+    assert_int_equal(c->mss_l4len_idx, IDESC_TX_IDX(1));
+    const volatile union idesc_tx *d = t->tx.desc;
+    assert_int_equal(d[2].read.cmd_type_len & IDESC_TX_CMD_VLE, IDESC_TX_CMD_VLE);
+    assert_int_equal(d[2].read.olinfo_status & ~IDESC_TX_PAYLEN_MASK,
+                     IDESC_TX_IDX(1) | IDESC_TX_POPTS_TXSM | IDESC_TX_POPTS_IXSM);
+    c = (const volatile union idesc_tx_ctx *)&t->tx.desc[8];
+    assert_int_equal(c->vlan_macip_lens, 0x2014u << 16 | 14u << 9 | 20u);
+    assert_int_equal(c->mss_l4len_idx, 1000u << 16 | 20u << 8 | 1u << 4);
+    assert_int_equal(d[9].read.cmd_type_len & (IDESC_TX_CMD_VLE | IDESC_TX_CMD_TSE),
+                     IDESC_TX_CMD_VLE | IDESC_TX_CMD_TSE);
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 64), 11); /* with slot 0's context */
+    assert_int_equal(t->ntx.violations, 0);
+    assert_int_equal(tr_tag_frames, 6); /* 3 frames, then the TSO frame's 3 segments */
+    assert_int_equal(tr_tag_bad, 0);
+    assert_int_equal(tr_tso_segs, 0); /* (the TSO callback is not watching) */
+    assert_int_equal(t->ntx.vlan_inserted, 6);
+    assert_int_equal(t->tx.stats.vlan_inserted, 4);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 4);
+    assert_int_equal(t->tx.stats.packets, 6);
+
+    /* an untagged checksum frame after them still uses slot 0, untagged */
+    tr_csum_frames = tr_csum_good = 0;
+    t->ntx.on_frame = tr_on_tcp4_tx;
+    struct pkb *plain = tr_tcp4_pkt(t, 30);
+    assert_int_equal(iring_tx_burst(&t->tx, &plain, 1), 1);
+    assert_int_equal(d[11].read.cmd_type_len & IDESC_TX_CMD_VLE, 0);
+    assert_int_equal(d[11].read.olinfo_status & IDESC_TX_IDX(7), IDESC_TX_IDX(0));
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 64), 1);
+    assert_int_equal(tr_csum_good, 1);
+    assert_int_equal(t->ntx.violations, 0);
+    assert_int_equal(iring_tx_reclaim(&t->tx), 1);
+    tr_done(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1546,6 +1663,8 @@ int main(void)
         cmocka_unit_test(test_tx_tso_frame),
         cmocka_unit_test(test_tx_tso_refused),
         cmocka_unit_test(test_tx_tso_mixed_wrap),
+        cmocka_unit_test(test_rx_stripped_tag_metadata),
+        cmocka_unit_test(test_tx_vlan_tagged_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1121,7 +1121,7 @@ static void test_misuse_tx_paylen_and_unmodelled(void **state)
     assert_int_equal(f->ntx, 1); /* sent anyway */
     tx_desc(f, 0, 1, TX_BUF(0), 64, true, true, 64);
     put64(f, TX_RING(0) + 16 + 8, (uint64_t)(64u << 14) << 32 | 64 | 0x00300000u | 0xA9000000u);
-    EXPECT_MISUSE(f, "TSE with no context descriptor", wr(f, T_TDT(0), 2));
+    EXPECT_MISUSE(f, "TSE or VLE with no context descriptor", wr(f, T_TDT(0), 2));
     assert_int_equal(rd(f, T_TDH(0)), 1); /* queue halted on the bad descriptor */
 }
 
@@ -1345,6 +1345,19 @@ static size_t mk_tso_frame(uint8_t *b, size_t payload)
     return 54 + payload;
 }
 
+/* mk_csum_frame: a TCP/IPv4 frame with 30 bytes of payload for plain checksum offload (no
+ * TSE): its TCP checksum field holds the full pseudo-header sum; returns its length. */
+static size_t mk_csum_frame(uint8_t *frame)
+{
+    size_t len = mk_tso_frame(frame, 30);
+    frame[16] = 0;
+    frame[17] = 84;
+    uint16_t ph = csum16(frame + 26, 8, 6 + 50);
+    frame[50] = (uint8_t)(ph >> 8);
+    frame[51] = (uint8_t)ph;
+    return len;
+}
+
 static void test_tx_tso_and_checksums(void **state)
 {
     struct fx *f = *state;
@@ -1384,14 +1397,7 @@ static void test_tx_tso_and_checksums(void **state)
     }
     assert_int_equal(rd(f, T_GPTC), 3); /* segments are counted as they leave */
     /* plain checksum offload (no TSE): the field holds the full pseudo-header sum */
-    len = mk_tso_frame(frame, 30);
-    frame[16] = 0;
-    frame[17] = 84;
-    {
-        uint16_t ph = csum16(frame + 26, 8, 6 + 50);
-        frame[50] = (uint8_t)(ph >> 8);
-        frame[51] = (uint8_t)ph;
-    }
+    len = mk_csum_frame(frame);
     memcpy(hostp(f, TX_BUF(1)), frame, len);
     tx_desc(f, 0, 2, TX_BUF(1), (uint32_t)len, true, true, (uint32_t)len);
     put64(f, TX_RING(0) + 32 + 8, mem32(f, TX_RING(0) + 32 + 8) |
@@ -1400,6 +1406,108 @@ static void test_tx_tso_and_checksums(void **state)
     assert_int_equal(f->ntx, 4);
     assert_int_equal(csum16(f->tx[3] + 14, 20, 0), 0xFFFF);
     assert_int_equal(csum16(f->tx[3] + l4, 50, csum16(f->tx[3] + 26, 8, 6) + 50), 0xFFFF);
+}
+
+/* ---- VLAN: stripping (RXDCTL.VME) and insertion (DCMD.VLE) ---------------------------- */
+
+/* mk_tagged: fr's frame (len bytes) with an 802.1Q tag (TPID 0x8100, tci) after the MACs. */
+static size_t mk_tagged(uint8_t *out, const uint8_t *fr, size_t len, uint16_t tci)
+{
+    memcpy(out, fr, 12);
+    out[12] = 0x81;
+    out[13] = 0x00;
+    out[14] = (uint8_t)(tci >> 8);
+    out[15] = (uint8_t)tci;
+    memcpy(out + 16, fr + 12, len - 12);
+    return len + 4;
+}
+
+/* A tagged frame on a queue with VME arrives without its tag, the TCI and VP in the
+ * write-back; on a queue without, as it came, VP set and no tag in the write-back (the strict
+ * reading the driver must live with: it looks at VP only where it strips). RSS still sees the
+ * IPv4/UDP behind the tag, and the counters count the frame as it was on the wire. */
+static void test_rx_vlan_strip(void **state)
+{
+    struct fx *f = *state;
+    uint8_t fr[256], tagged[260];
+    size_t len = mk_ip4(fr, MAC0, (uint8_t[4]){10, 0, 0, 1}, (uint8_t[4]){10, 0, 0, 2}, 1000,
+                        2000, 17, 100);
+    size_t tlen = mk_tagged(tagged, fr, len, 0x600A); /* priority 3, VID 10 */
+
+    bring_up(f);
+    assert_int_equal(rd(f, 0x05088) & 0xFFFF, 0x8100); /* VLNCTRL.VET from reset */
+    rx_setup(f, 0, 8, 2, 0);
+    wr(f, T_RXDCTL(0), rd(f, T_RXDCTL(0)) | 0x40000000u); /* VME */
+    assert_int_equal(ixgbe_model_inject(f->m, tagged, tlen), 0);
+    assert_memory_equal(hostp(f, RX_BUF(0, 0)), fr, len);
+    assert_int_equal(mem32(f, RX_RING(0)) & 0xFFF0u, 0x0010u | 0x0200u); /* IPv4, UDP */
+    assert_int_equal(mem32(f, RX_RING(0) + 8) & 0xFu, 0xBu);              /* DD EOP VP */
+    assert_int_equal(mem32(f, RX_RING(0) + 12), len | 0x600Au << 16);    /* length, tag */
+    assert_int_equal(rd(f, T_GORCL), tlen + 4); /* the wire's bytes */
+
+    wr(f, T_RXDCTL(0), rd(f, T_RXDCTL(0)) & ~0x40000000u);
+    assert_int_equal(ixgbe_model_inject(f->m, tagged, tlen), 0);
+    assert_memory_equal(hostp(f, RX_BUF(0, 1)), tagged, tlen);
+    assert_int_equal(mem32(f, RX_RING(0) + 16 + 8) & 0xFu, 0xBu);
+    assert_int_equal(mem32(f, RX_RING(0) + 16 + 12), tlen);
+    /* an untagged frame: no VP, whatever VME says */
+    wr(f, T_RXDCTL(0), rd(f, T_RXDCTL(0)) | 0x40000000u);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 32 + 8) & 0xFu, 0x3u);
+    assert_int_equal(mem32(f, RX_RING(0) + 32 + 12), len);
+}
+
+/* VLE puts the tag of the context IDX names after the MACs, behind TPID DMATXCTL.VT; the
+ * checksum offloads work on the frame as it is in memory (MACLEN 14); without a context in
+ * that slot VLE is misuse and the queue halts. */
+static void test_tx_vlan_insert(void **state)
+{
+    struct fx *f = *state;
+    uint8_t a[64], want[68], frame[400];
+
+    bring_up(f);
+    assert_int_equal(rd(f, T_DMATXCTL) >> 16, 0x8100); /* VT from reset */
+    tx_setup(f, 0, 8);
+    wr(f, T_DMATXCTL, 0x81000001u); /* tx_setup wrote TE alone: VT back */
+    mk_plain(a, BCAST, sizeof(a));
+    memcpy(hostp(f, TX_BUF(0)), a, sizeof(a));
+    /* context in slot 1: VLAN 0x0014 (VID 20), MACLEN 14, no L3/L4 offload */
+    put64(f, TX_RING(0), (uint64_t)0x0014u << 16 | 14u << 9);
+    put64(f, TX_RING(0) + 8, (uint64_t)(1u << 4) << 32 | 0x00200000u | 0x20000000u);
+    tx_desc(f, 0, 1, TX_BUF(0), 64, true, true, 64);
+    put64(f, TX_RING(0) + 16 + 8, mem32(f, TX_RING(0) + 16 + 8) | 0x40000000u /* VLE */ |
+                                      (uint64_t)(64u << 14 | 1u << 4) << 32);
+    wr(f, T_TDT(0), 2);
+    assert_int_equal(f->ntx, 1);
+    assert_int_equal(f->txlen[0], 68);
+    assert_memory_equal(f->tx[0], memcpy(want, a, 12), 12);
+    assert_int_equal(f->tx[0][12] << 8 | f->tx[0][13], 0x8100);
+    assert_int_equal(f->tx[0][14] << 8 | f->tx[0][15], 0x0014);
+    assert_memory_equal(f->tx[0] + 16, a + 12, 52);
+
+    /* with the TCP/IPv4 checksums in the same context (slot 1): summed over the untagged
+     * frame's offsets, then tagged */
+    size_t len = mk_csum_frame(frame);
+    memcpy(hostp(f, TX_BUF(1)), frame, len);
+    put64(f, TX_RING(0) + 32, (uint64_t)0x0014u << 16 | 14u << 9 | 20u);
+    put64(f, TX_RING(0) + 32 + 8,
+          (uint64_t)(1u << 4) << 32 | 0x00000400u | 0x00000800u | 0x00200000u | 0x20000000u);
+    tx_desc(f, 0, 3, TX_BUF(1), (uint32_t)len, true, true, (uint32_t)len);
+    put64(f, TX_RING(0) + 48 + 8, mem32(f, TX_RING(0) + 48 + 8) | 0x40000000u |
+                                      (uint64_t)(0x300u | 1u << 4 | (uint32_t)len << 14) << 32);
+    wr(f, T_TDT(0), 4);
+    assert_int_equal(f->ntx, 2);
+    assert_int_equal(f->txlen[1], len + 4);
+    assert_int_equal(f->tx[1][14] << 8 | f->tx[1][15], 0x0014);
+    assert_int_equal(csum16(f->tx[1] + 18, 20, 0), 0xFFFF);
+    assert_int_equal(csum16(f->tx[1] + 38, 50, csum16(f->tx[1] + 30, 8, 6) + 50), 0xFFFF);
+
+    /* VLE naming slot 0, which no context filled: misuse, the queue halts */
+    tx_desc(f, 0, 4, TX_BUF(0), 64, true, true, 64);
+    put64(f, TX_RING(0) + 64 + 8, mem32(f, TX_RING(0) + 64 + 8) | 0x40000000u |
+                                      (uint64_t)(64u << 14) << 32);
+    EXPECT_MISUSE(f, "VLE with no context descriptor", wr(f, T_TDT(0), 5));
+    assert_int_equal(f->ntx, 2);
 }
 
 int main(void)
@@ -1438,6 +1546,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_backplane_board_and_next_event, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_tx_tso_and_checksums, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_rx_vlan_strip, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_tx_vlan_insert, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
