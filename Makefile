@@ -367,6 +367,7 @@ hostsim: build/hostsim/fwd_sim_router build/hostsim/fwd_sim_wire build/hostsim/f
 	build/hostsim/fwd_sim_router --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_router --quiet --sw-csum --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_router_vlan --quiet --frames $(HOSTSIM_FRAMES)
+	build/hostsim/fwd_sim_router_vlan --quiet --nic-vlan --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_router6 --quiet --frames $(HOSTSIM_FRAMES)
 	build/hostsim/fwd_sim_wire --quiet --frames $(HOSTSIM_FRAMES)
 

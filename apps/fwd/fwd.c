@@ -375,19 +375,45 @@ fwd_vlan_ingress(const struct nic_port *in, unsigned core, struct pkb *b)
     return np;
 }
 
-/* fwd_vlan_ingress_hw: fwd_vlan_ingress for a frame whose tag the NIC took off (in b->vlan). */
+/* The VLAN a burst's frames with a stripped tag came for, remembered from the last such frame
+ * (most of a burst is one VLAN's). */
+struct fwd_vlan_memo {
+    uint32_t vid;               /* FWD_VLAN_NONE: nothing remembered */
+    const struct net_port *np;  /* its interface */
+    struct net_vlan_stats *vs;  /* its counters on this core; NULL for a priority tag */
+};
+#define FWD_VLAN_NONE 0x10000u
+
+/* fwd_vlan_ingress_hw_slow: fwd_vlan_memo for the VLAN ID vid: its interface, or NULL (b
+ * freed, counted on the port) when it has none. */
 static __attribute__((noinline)) const struct net_port *
-fwd_vlan_ingress_hw(const struct nic_port *in, unsigned core, struct pkb *b)
+fwd_vlan_ingress_hw_slow(const struct nic_port *in, unsigned core, struct pkb *b, uint16_t vid,
+                         struct fwd_vlan_memo *vm)
 {
-    const struct net_port *np = fwd_vlan_of(in, core, b->vlan & NET_VLAN_VID_MASK);
+    const struct net_port *np = fwd_vlan_of(in, core, vid);
     if (np == NULL) {
         pkb_free(b, (uint16_t)core);
-    } else if (np->vid != 0) {
-        struct net_vlan_stats *vs = net_vlan_stats_of(np, core);
-        vs->rx++;
-        vs->rx_hw++;
+        return NULL;
     }
+    *vm = (struct fwd_vlan_memo){ .vid = vid, .np = np,
+                                  .vs = np->vid != 0 ? net_vlan_stats_of(np, core) : NULL };
     return np;
+}
+
+/* fwd_vlan_ingress_hw: fwd_vlan_ingress for a frame whose tag the NIC took off (in b->vlan). */
+static inline __attribute__((always_inline)) const struct net_port *
+fwd_vlan_ingress_hw(const struct nic_port *in, unsigned core, struct pkb *b,
+                    struct fwd_vlan_memo *vm)
+{
+    uint16_t vid = b->vlan & NET_VLAN_VID_MASK;
+    if (vid != vm->vid && fwd_vlan_ingress_hw_slow(in, core, b, vid, vm) == NULL) {
+        return NULL;
+    }
+    if (vm->vs != NULL) {
+        vm->vs->rx++;
+        vm->vs->rx_hw++;
+    }
+    return vm->np;
 }
 
 /* fwd_router_frame: a frame of interface np (port `in`'s own, or a VLAN's with the tag
@@ -456,6 +482,8 @@ struct fwd_burst_hop {
     const struct net_port *ifc; /* its egress interface */
     uint16_t vid;         /* ifc's VLAN: the tag frames to it get, 0 for none */
     uint16_t mtu;         /* ifc's MTU: a larger datagram takes the full path */
+    bool nic_tags;        /* out's NIC puts the tag on (vlan.offload) */
+    struct net_vlan_stats *vs; /* ifc's counters on this core, for a VLAN */
     uint8_t eth[12];      /* destination then source MAC, as a frame's first 12 bytes */
 };
 
@@ -476,6 +504,8 @@ static bool fwd_fast_resolve(unsigned core, int nh, uint32_t next, struct fwd_bu
     memo->ifc = nexthop_table[nh].ifc;
     memo->vid = memo->ifc->vid;
     memo->mtu = memo->ifc->mtu;
+    memo->nic_tags = out->vlan_hw;
+    memo->vs = memo->vid != 0 ? net_vlan_stats_of(memo->ifc, core) : NULL;
     return true;
 }
 
@@ -487,26 +517,33 @@ static inline __attribute__((always_inline)) void fwd_fast_rewrite(struct pkb *b
     __builtin_memcpy(b->data, memo->eth, sizeof(memo->eth));
 }
 
-/* fwd_fast_vlan_out: the fast path's end for a next hop on a VLAN: rewritten and tagged (by
- * the NIC where it inserts tags: marked for it, and forwarded, as its run goes by the ring's
- * checked path, fwd_fast_run_send), or NULL (b untouched, for the full path to count) if a
- * tag moved in memory would not fit. */
+/* fwd_fast_vlan_out: the fast path's end for a next hop on a VLAN whose NIC does not insert
+ * tags: rewritten and tagged in memory, or NULL (b untouched, for the full path to count) if
+ * the tag would not fit. */
 static __attribute__((noinline, cold)) struct nic_port *
-fwd_fast_vlan_out(unsigned core, struct pkb *b, const struct fwd_burst_hop *memo)
+fwd_fast_vlan_out(struct pkb *b, const struct fwd_burst_hop *memo)
 {
-    struct net_vlan_stats *vs = net_vlan_stats_of(memo->ifc, core);
-    if (memo->out->vlan_hw) {
-        fwd_fast_rewrite(b, memo);
-        b->tx_flags = PKB_TX_VLAN;
-        b->vlan = memo->vid;
-        vs->tx_hw++;
-    } else if ((unsigned)b->len + NET_VLAN_TAG_BYTES > PKB_DATA_BYTES) {
+    if ((unsigned)b->len + NET_VLAN_TAG_BYTES > PKB_DATA_BYTES) {
         return NULL;
-    } else {
-        fwd_fast_rewrite(b, memo);
-        net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, memo->vid);
     }
-    vs->tx++;
+    fwd_fast_rewrite(b, memo);
+    net_vlan_push(b->data, &b->len, PKB_DATA_BYTES, memo->vid);
+    memo->vs->tx++;
+    return memo->out;
+}
+
+/* fwd_fast_nic_tag: the fast path's end for a next hop on a VLAN whose NIC inserts the tag:
+ * rewritten and marked for it (fwd_fast_run_send), forwarded (the first of a run may go by
+ * the ring's checked path). */
+static inline __attribute__((always_inline)) struct nic_port *
+fwd_fast_nic_tag(struct pkb *b, const struct fwd_burst_hop *memo)
+{
+    fwd_fast_rewrite(b, memo);
+    b->tx_flags = PKB_TX_VLAN;
+    b->forwarded = 1;
+    b->vlan = memo->vid;
+    memo->vs->tx++;
+    memo->vs->tx_hw++;
     return memo->out;
 }
 
@@ -530,7 +567,7 @@ fwd_router_fast(unsigned core, struct pkb *b, bool csum_ok, struct fwd_burst_hop
         return NULL; /* too big for the egress: fragmented or refused by the full path */
     }
     if (__builtin_expect(memo->vid != 0, 0)) {
-        return fwd_fast_vlan_out(core, b, memo);
+        return memo->nic_tags ? fwd_fast_nic_tag(b, memo) : fwd_fast_vlan_out(b, memo);
     }
     fwd_fast_rewrite(b, memo);
     return memo->out;
@@ -542,15 +579,6 @@ static __attribute__((noinline)) struct nic_port *
 fwd_router_fast_untagged(unsigned core, struct pkb *b, struct fwd_burst_hop *memo)
 {
     return fwd_router_fast(core, b, false, memo);
-}
-
-/* fwd_router_fast_stripped: fwd_router_fast for a frame whose tag the NIC took off: the NIC
- * parsed past the tag, so its checksum verdict holds. Out of line. */
-static __attribute__((noinline)) struct nic_port *
-fwd_router_fast_stripped(unsigned core, struct pkb *b, struct nic_rx_ipv4_verdict v,
-                         struct fwd_burst_hop *memo)
-{
-    return fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), memo);
 }
 
 /*
@@ -633,15 +661,27 @@ fwd_router_fast6(unsigned core, struct pkb *b, const struct net_iface6 *ifc,
     return memo->out;
 }
 
-/* fwd_fast_run_send_marked: a run to a port whose NIC inserts VLAN tags, where some frames may
- * ask for one: by the ring's checked path, which reads each frame's marks (all forwarded). */
-static __attribute__((noinline)) void fwd_fast_run_send_marked(unsigned core, struct nic_port *out,
+/* fwd_run_tag: the tag the NIC is to put on fast frame b, or IRING_CTX1_OTHER for none. */
+static inline uint32_t fwd_run_tag(const struct pkb *b)
+{
+    return (b->tx_flags & PKB_TX_VLAN) ? b->vlan : IRING_CTX1_OTHER;
+}
+
+/* fwd_fast_run_send_tagged: a run to a port whose NIC inserts VLAN tags, where frames may ask
+ * for one (fwd_fast_vlan_out): in stretches of one tag (or none), each to the ring as such. */
+static __attribute__((noinline)) void fwd_fast_run_send_tagged(unsigned core, struct nic_port *out,
                                                                struct pkb **run, unsigned n)
 {
-    for (unsigned k = 0; k < n; k++) {
-        run[k]->forwarded = 1;
+    for (unsigned k = 0, j; k < n; k = j) {
+        uint32_t tag = fwd_run_tag(run[k]);
+        for (j = k + 1; j < n && fwd_run_tag(run[j]) == tag; j++) {
+        }
+        if (tag == IRING_CTX1_OTHER) {
+            nic_tx_forward(core, out, run + k, j - k);
+        } else {
+            nic_tx_forward_tagged(core, out, run + k, j - k, (uint16_t)tag);
+        }
     }
-    nic_tx_forward_marked(core, out, run, n);
 }
 
 /* fwd_fast_run_send: a run of fast-path frames to their egress ring. */
@@ -652,22 +692,26 @@ static inline void fwd_fast_run_send(unsigned core, struct nic_port *out, struct
         return;
     }
     if (__builtin_expect(out->vlan_hw, 0)) {
-        fwd_fast_run_send_marked(core, out, run, n);
+        fwd_fast_run_send_tagged(core, out, run, n);
     } else {
         nic_tx_forward(core, out, run, n);
     }
 }
 
-/* fwd_router_burst: a burst from port `in`, each frame by the fast path or the full one, a
- * tagged one once its tag is off. */
-static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned core,
-                             struct pkb **rx, unsigned n, uint64_t now)
+/* fwd_router_burst_of: a burst from port `in`, each frame by the fast path or the full one, a
+ * tagged one once its tag is off: here (strips false) or by the NIC (strips: the port's NIC
+ * takes tags off, and each frame's status is looked at first). Instantiated once for each,
+ * so a port without sub-interfaces pays nothing for the look. */
+static inline __attribute__((always_inline)) void
+fwd_router_burst_of(struct fwd_core *fc, struct nic_port *in, unsigned core, struct pkb **rx,
+                    unsigned n, uint64_t now, const bool strips)
 {
     const struct net_port *port_ifc = net_port(in->index);
     const bool port_addressed = port_ifc->has_address;
     const bool port_addressed6 = port_ifc->has_address6;
     struct nic_rx_ipv4_verdict v = nic_rx_ipv4_verdict_of(in, core);
     const uint32_t stripped = nic_rx_vlan_mask(in);
+    struct fwd_vlan_memo vmemo = { .vid = FWD_VLAN_NONE };
     struct fwd_burst_hop memo = { .nh = -1 };
     struct fwd_burst_hop6 memo6 = { .nh = -1 };
     struct nic_port *run_out = NULL;
@@ -679,12 +723,14 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
         struct pkb *b = rx[k];
         const struct net_port *np = port_ifc;
         struct nic_port *out = NULL;
-        if (__builtin_expect(b->rx_status & stripped, 0)) {
+        if (strips && (b->rx_status & stripped)) {
             /* the NIC took its tag off: the frame looks untagged, but is its VLAN's */
-            if ((np = fwd_vlan_ingress_hw(in, core, b)) == NULL) {
+            if ((np = fwd_vlan_ingress_hw(in, core, b, &vmemo)) == NULL) {
                 continue; /* counted and freed: nothing to keep in order */
             }
-            out = np->has_address ? fwd_router_fast_stripped(core, b, v, &memo) : NULL;
+            /* the NIC parsed past the tag: its checksum verdict holds */
+            out = np->has_address ? fwd_router_fast(core, b, nic_rx_ipv4_csum_ok(v, b), &memo)
+                                  : NULL;
         } else if (port_addressed) {
             /* a tagged frame never passes the fast check as it came (its EtherType is the
              * TPID): only a frame that did not is looked at for a tag */
@@ -713,6 +759,24 @@ static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned 
     }
     fwd_fast_run_send(core, run_out, rx + run, w - run);
     fwd_stats[in->index][core].forwarded += w;
+}
+
+static __attribute__((noinline)) void fwd_router_burst_stripped(struct fwd_core *fc,
+                                                                struct nic_port *in,
+                                                                unsigned core, struct pkb **rx,
+                                                                unsigned n, uint64_t now)
+{
+    fwd_router_burst_of(fc, in, core, rx, n, now, true);
+}
+
+static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned core,
+                             struct pkb **rx, unsigned n, uint64_t now)
+{
+    if (nic_rx_vlan_mask(in) != 0) {
+        fwd_router_burst_stripped(fc, in, core, rx, n, now);
+    } else {
+        fwd_router_burst_of(fc, in, core, rx, n, now, false);
+    }
 }
 
 /* --- wire mode ------------------------------------------------------------------------------- */

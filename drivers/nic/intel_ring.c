@@ -337,6 +337,7 @@ int iring_tx_init(struct iring_tx *t, void *desc_mem, struct pkb **sw,
     t->rs_mask = (uint16_t)((ndesc / 2 < IRING_TX_RS_EVERY ? ndesc / 2 : IRING_TX_RS_EVERY) - 1);
     t->core = core;
     t->port = port;
+    t->ctx1_tag = IRING_CTX1_OTHER;
     return 0;
 }
 
@@ -444,23 +445,41 @@ static void iring_tx_post(struct iring_tx *t, uint16_t end)
     iring_tx_post_tail(t, end);
 }
 
-/* iring_tx_forward_run: place frames[0..n) in d[0..n); returns their bytes. */
-static __attribute__((noinline)) uint32_t iring_tx_forward_run(volatile union idesc_tx *d,
-                                                               struct pkb **sw,
-                                                               struct pkb **frames, unsigned n)
+/* iring_tx_forward_run_with: place frames[0..n) in d[0..n), each asking for `offload`;
+ * returns their bytes. */
+static inline __attribute__((always_inline)) uint32_t
+iring_tx_forward_run_with(volatile union idesc_tx *d, struct pkb **sw, struct pkb **frames,
+                          unsigned n, uint64_t offload)
 {
     uint32_t bytes = 0;
     unsigned k = 0;
     for (; k + 4 <= n; k += 4, d += 4, sw += 4, frames += 4) {
-        bytes += iring_tx_place(&d[0], &sw[0], frames[0], 0);
-        bytes += iring_tx_place(&d[1], &sw[1], frames[1], 0);
-        bytes += iring_tx_place(&d[2], &sw[2], frames[2], 0);
-        bytes += iring_tx_place(&d[3], &sw[3], frames[3], 0);
+        bytes += iring_tx_place(&d[0], &sw[0], frames[0], offload);
+        bytes += iring_tx_place(&d[1], &sw[1], frames[1], offload);
+        bytes += iring_tx_place(&d[2], &sw[2], frames[2], offload);
+        bytes += iring_tx_place(&d[3], &sw[3], frames[3], offload);
     }
     for (unsigned j = 0; j < n - k; j++) {
-        bytes += iring_tx_place(&d[j], &sw[j], frames[j], 0);
+        bytes += iring_tx_place(&d[j], &sw[j], frames[j], offload);
     }
     return bytes;
+}
+
+/* iring_tx_forward_run: place frames[0..n) in d[0..n) as they are; returns their bytes. */
+static __attribute__((noinline)) uint32_t iring_tx_forward_run(volatile union idesc_tx *d,
+                                                               struct pkb **sw,
+                                                               struct pkb **frames, unsigned n)
+{
+    return iring_tx_forward_run_with(d, sw, frames, n, 0);
+}
+
+/* iring_tx_forward_run_tagged: the same, each with VLE naming context slot 1 (its tag). */
+static __attribute__((noinline)) uint32_t
+iring_tx_forward_run_tagged(volatile union idesc_tx *d, struct pkb **sw, struct pkb **frames,
+                            unsigned n)
+{
+    return iring_tx_forward_run_with(d, sw, frames, n,
+                                     ((uint64_t)IDESC_TX_IDX(1) << 32) + IDESC_TX_CMD_VLE);
 }
 
 /* iring_tx_marked_run: as iring_tx_forward_run, counts the frames marked forwarded and asks
@@ -479,22 +498,33 @@ static __attribute__((noinline)) uint32_t iring_tx_marked_run(volatile union ide
     return bytes;
 }
 
+/* How iring_tx_place_all places its frames. */
+enum iring_tx_how {
+    IRING_TX_MARKED,    /* each as its marks ask, counted forwarded by its mark */
+    IRING_TX_FORWARDED, /* as they are, all forwarded */
+    IRING_TX_TAGGED,    /* all forwarded, with the tag of context slot 1 */
+};
+
 /*
  * iring_tx_place_all: place pkts[0..n) (all fit) from next_to_use on, by stretches that end at
  * a group's end (so its mark can be kept: groups divide the ring, so the ring's end is one too),
- * and post them. marked: count forwarded frames by their mark; else all are forwarded.
+ * and post them, as `how` says.
  */
-static void iring_tx_place_all(struct iring_tx *t, struct pkb **pkts, unsigned n, bool marked)
+static void iring_tx_place_all(struct iring_tx *t, struct pkb **pkts, unsigned n,
+                               enum iring_tx_how how)
 {
     uint16_t i = t->next_to_use;
     for (unsigned k = 0; k < n;) {
         unsigned run = t->rs_mask + 1U - (i & t->rs_mask);
         run = run < n - k ? run : n - k;
-        if (marked) {
+        if (how == IRING_TX_MARKED) {
             t->placed.bytes += iring_tx_marked_run(&t->desc[i], &t->sw[i], &pkts[k], run,
                                                    &t->placed.forwarded);
         } else {
-            t->placed.bytes += iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
+            t->placed.bytes += how == IRING_TX_TAGGED
+                                   ? iring_tx_forward_run_tagged(&t->desc[i], &t->sw[i],
+                                                                 &pkts[k], run)
+                                   : iring_tx_forward_run(&t->desc[i], &t->sw[i], &pkts[k], run);
             t->placed.forwarded += run;
         }
         t->placed.frames += run;
@@ -597,6 +627,7 @@ static uint32_t iring_tx_place_tso(struct iring_tx *t, uint16_t i, struct pkb *p
     uint16_t h = (i + 1) & t->mask, d = (i + 2) & t->mask;
     iring_tx_context(t, i, true, iring_tx_tag(p),
                      IDESC_TXC_MSS(p->tx.mss) | IDESC_TXC_L4LEN(l4len) | IDESC_TX_IDX(1));
+    t->ctx1_tag = IRING_CTX1_OTHER;
     t->desc[h].read.buffer_addr = iring_dma_addr(p->data);
     t->desc[h].qw[1] = cmd + p->len + olinfo;
     t->desc[d].read.buffer_addr = iring_dma_addr(p->tx.ext);
@@ -623,6 +654,7 @@ static uint32_t iring_tx_place_tagged(struct iring_tx *t, uint16_t i, struct pkb
     uint64_t offload = iring_tx_offload(p) + ((uint64_t)IDESC_TX_IDX(1) << 32) + IDESC_TX_CMD_VLE;
     bool csum = (p->tx_flags & (PKB_TX_CSUM_TCP4 | PKB_TX_CSUM_IP4)) != 0;
     iring_tx_context(t, i, csum, p->vlan, IDESC_TX_IDX(1));
+    t->ctx1_tag = csum ? IRING_CTX1_OTHER : p->vlan;
     uint32_t len = (p->tx_flags & PKB_TX_EXT) ? iring_tx_place_two(t, d, p, offload)
                                               : iring_tx_place(&t->desc[d], &t->sw[d], p, offload);
     t->sw[i] = p;
@@ -760,7 +792,7 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n)
     if (multi) {
         iring_tx_place_frames(t, pkts, placed);
     } else {
-        iring_tx_place_all(t, pkts, placed, true); /* one descriptor each: by stretches */
+        iring_tx_place_all(t, pkts, placed, IRING_TX_MARKED); /* one descriptor each */
     }
     if (placed < ok) {
         iring_tx_refuse_excess(t, pkts, placed, ok);
@@ -773,11 +805,34 @@ unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned 
     iring_tx_reclaim(t);
     unsigned room = iring_tx_room(t);
     unsigned placed = n < room ? n : room;
-    iring_tx_place_all(t, pkts, placed, false);
+    iring_tx_place_all(t, pkts, placed, IRING_TX_FORWARDED);
     if (placed < n) {
         iring_tx_refuse_excess(t, pkts, placed, n);
     }
     return placed;
+}
+
+unsigned iring_tx_burst_forward_tagged(struct iring_tx *t, struct pkb **pkts, unsigned n,
+                                       uint16_t tci)
+{
+    unsigned first = 0;
+    if (n != 0 && t->ctx1_tag != tci) {
+        /* iring_tx_place_tagged writes the context and remembers it (or frees the frame) */
+        first = iring_tx_burst(t, pkts, 1);
+        if (first == 0) {
+            iring_tx_refuse_excess(t, pkts, 1, n);
+            return 0;
+        }
+    }
+    iring_tx_reclaim(t);
+    unsigned room = iring_tx_room(t), left = n - first;
+    unsigned placed = left < room ? left : room;
+    iring_tx_place_all(t, pkts + first, placed, IRING_TX_TAGGED);
+    t->stats.vlan_inserted += placed;
+    if (placed < left) {
+        iring_tx_refuse_excess(t, pkts + first, placed, left);
+    }
+    return first + placed;
 }
 
 /* iring_tx_free_run: push sw[0..n) onto a free stack. */
@@ -898,6 +953,7 @@ void iring_tx_release(struct iring_tx *t)
     t->next_to_use = 0;
     t->report = 0;
     t->csum_ctx = false; /* the chip reset (or will) and forgot it */
+    t->ctx1_tag = IRING_CTX1_OTHER;
     t->ctx_unseen = 0;
 }
 

@@ -140,6 +140,9 @@ struct iring_tx_mark {
     uint32_t extra; /* wire frames beyond the first of each TSO frame (its other segments) */
 };
 
+/* iring_tx.ctx1_tag when slot 1 holds no tag-only context (none yet, TSO's, a checksum's). */
+#define IRING_CTX1_OTHER 0x10000u
+
 struct iring_tx {
     /* read-only after iring_tx_init */
     volatile union idesc_tx *desc; /* size descriptors, IRING_ALIGN_BYTES aligned */
@@ -161,6 +164,8 @@ struct iring_tx {
     bool csum_ctx;          /* the NIC holds the TCP/IPv4 context (iring_tx_load_csum_context) */
     uint8_t ctx_unseen;     /* 1 until a completion shows the NIC went past that context's
                              * slot: the slot is not free before (iring_tx_room) */
+    uint32_t ctx1_tag;      /* what context slot 1 holds for the NIC: a tag alone (its TCI,
+                             * for tagged forwarded runs), or IRING_CTX1_OTHER */
     struct iring_tx_mark placed; /* totals of everything placed (as a mark of the last) */
     struct iring_tx_mark done;   /* totals of everything completed */
     struct iring_tx_stats stats;
@@ -256,6 +261,16 @@ unsigned iring_tx_burst(struct iring_tx *t, struct pkb **pkts, unsigned n);
  * that find no descriptor are freed and counted in ring_full. Owning core, fast path.
  */
 unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned n);
+/*
+ * iring_tx_burst_forward_tagged: iring_tx_burst_forward for frames that are to leave with the
+ * 802.1Q tag tci, which the NIC inserts (VLE), each marked PKB_TX_VLAN with vlan = tci and
+ * forwarded. The tag's context stays in slot 1 across runs: when slot 1 holds anything else,
+ * the first frame goes by iring_tx_burst, which writes the context ahead of it (if it finds no
+ * room, neither does the rest); the others take one descriptor each, naming slot 1 with VLE.
+ * Owning core, fast path.
+ */
+unsigned iring_tx_burst_forward_tagged(struct iring_tx *t, struct pkb **pkts, unsigned n,
+                                       uint16_t tci);
 /*
  * iring_tx_reclaim: free what the NIC has reported done (DD on a reported descriptor covers it
  * and every one before it), counting each frame. Returns the number reclaimed. Owning core;

@@ -29,10 +29,11 @@ void nic_tx_forward(unsigned core, struct nic_port *out, struct pkb **pkts, unsi
     iring_tx_burst_forward(&out->q[core].tx, pkts, n); /* takes all */
 }
 
-void nic_tx_forward_marked(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n)
+void nic_tx_forward_tagged(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n,
+                           uint16_t tci)
 {
     if (nic_tx_cores[core].n[out->index] != 0) {
         nic_tx_flush_port(core, out->index);
     }
-    iring_tx_burst(&out->q[core].tx, pkts, n); /* takes all */
+    iring_tx_burst_forward_tagged(&out->q[core].tx, pkts, n, tci); /* takes all */
 }

@@ -49,10 +49,10 @@ static inline void nic_tx_queue(unsigned core, unsigned port, struct pkb *b)
  * port goes first, so frames leave in the order they were queued. Owning core, fast path. */
 void nic_tx_forward(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n);
 
-/* nic_tx_forward_marked: nic_tx_forward for frames that carry their marks (pkb.forwarded set,
- * pkb.tx_flags naming offloads such as PKB_TX_VLAN): by the ring's checked path
- * (iring_tx_burst). Owning core. */
-void nic_tx_forward_marked(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n);
+/* nic_tx_forward_tagged: nic_tx_forward for frames the NIC is to tag with tci, each marked
+ * PKB_TX_VLAN with that vlan and forwarded (iring_tx_burst_forward_tagged). Owning core. */
+void nic_tx_forward_tagged(unsigned core, struct nic_port *out, struct pkb **pkts, unsigned n,
+                           uint16_t tci);
 /* nic_tx_queued: frames waiting in core's batch for port. */
 static inline unsigned nic_tx_queued(unsigned core, unsigned port)
 {

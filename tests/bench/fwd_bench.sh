@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/bench/fwd_bench.sh: what forwarding one packet costs the appliance, on the host, in wire
-# and router mode (64-byte frames), the router on VLAN sub-interfaces (router_vlan) and the
+# and router mode (64-byte frames), the router on VLAN sub-interfaces (router_vlan: the tags
+# moved in software; router_vlan_nic: by the NICs, vlan.offload, the fake NIC stripping and
+# inserting) and the
 # router forwarding IPv6 (router6: 80-byte frames, IPv6's shortest with the same UDP payload;
 # next hops by neighbour discovery). Builds tests/hostsim/fwd_sim per mode with the firmware's code
 # generation (-O2, frame pointers, -ffreestanding, no red zone) for the appliance's files and
@@ -29,7 +31,8 @@ RUNS=${RUNS:-3}
 # firmware (KCFLAGS in the Makefile, less newlib's headers and -nostdinc); the harness, the fake
 # NIC and the platform stand-ins are ordinary host code.
 FW_SRCS="apps/fwd/fwd.c net/handoff.c net/nexthop.c drivers/nic/nic.c drivers/nic/nic_tx.c net/iface.c drivers/nic/intel_ring.c kernel/pkb.c net/fib.c \
-net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c"
+net/route.c net/local.c net/neigh.c net/inet.c kernel/err.c net/inet6.c net/fib6.c net/route6.c net/local6.c net/nexthop6.c net/dad6.c net/ra6.c \
+net/nd_relay.c"
 SIM_SRCS="tests/hostsim/fwd_sim.c tests/hostsim/sim_frames.c tests/hostsim/sim_frames6.c \
 tests/hostsim/sim_books.c tests/hostsim/sim_platform.c tests/fakes/fake_intel_nic.c tests/fakes/fake_tso.c"
 FW_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-common -mno-red-zone \
@@ -57,6 +60,15 @@ build() {
         -o "$OUT/fwd_sim_$1"
 }
 
+# sim MODE: the binary and flags that run MODE (router_vlan_nic: router_vlan's, --nic-vlan).
+sim() {
+    if [ "$1" = router_vlan_nic ]; then
+        echo "$OUT/fwd_sim_router_vlan --nic-vlan"
+    else
+        echo "$OUT/fwd_sim_$1"
+    fi
+}
+
 # field NAME LINE: the number after NAME in the sim's "bench:" line.
 field() {
     echo "$2" | sed -n "s/.* $1 \([0-9.]*\).*/\1/p"
@@ -75,21 +87,22 @@ build router_vlan "$OUT/router_vlan.conf" -DSIM_VLAN
 build router6 config/default.conf -DSIM_IPV6
 
 echo "== checked runs ($FULL frames, 4 cores, malformed frames mixed in)"
-for mode in wire router router_vlan router6; do
-    "$OUT/fwd_sim_$mode" --quiet --frames "$FULL"
+for mode in wire router router_vlan router_vlan_nic router6; do
+    # shellcheck disable=SC2046 # the binary and its flags
+    $(sim "$mode") --quiet --frames "$FULL"
 done
 
 have_valgrind=1
 command -v valgrind >/dev/null 2>&1 || have_valgrind=0
 router_ir=""
-for mode in wire router router_vlan router6; do
+for mode in wire router router_vlan router_vlan_nic router6; do
     target=60
     [ "$mode" != wire ] && target=100
     echo "== $mode"
     if [ "$have_valgrind" = 1 ]; then
         cg="$OUT/fwd_bench_$mode.callgrind"
         line=$(valgrind --tool=callgrind --toggle-collect=fwd_poll_core \
-            --callgrind-out-file="$cg" "$OUT/fwd_sim_$mode" --bench --cores 1 --quiet \
+            --callgrind-out-file="$cg" $(sim "$mode") --bench --cores 1 --quiet \
             --frames "$N" 2>/dev/null | grep ' bench: ')
         fwd=$(field forwarded "$line")
         ir=$(sed -n 's/^summary: //p' "$cg")
@@ -102,6 +115,11 @@ for mode in wire router router_vlan router6; do
             awk -v ir="$ir" -v n="$fwd" -v r="$router_ir" 'BEGIN {
                 printf "router_vlan: a VLAN tag off on the way in and one on on the way out " \
                        "adds %.1f instructions/packet to the router'"'"'s %.1f\n", ir / n - r, r }'
+        elif [ "$mode" = router_vlan_nic ] && [ -n "$router_ir" ]; then
+            awk -v ir="$ir" -v n="$fwd" -v r="$router_ir" 'BEGIN {
+                printf "router_vlan_nic: the same with the NICs taking the tag off and putting " \
+                       "it on adds %.1f instructions/packet to the router'"'"'s %.1f\n",
+                       ir / n - r, r }'
         elif [ "$mode" = router6 ] && [ -n "$router_ir" ]; then
             awk -v ir="$ir" -v n="$fwd" -v r="$router_ir" 'BEGIN {
                 printf "router6: routing IPv6 instead of IPv4 costs %+.1f instructions/packet " \
@@ -129,7 +147,7 @@ for mode in wire router router_vlan router6; do
     best=""
     run=0
     while [ "$run" -lt "$RUNS" ]; do
-        line=$("$OUT/fwd_sim_$mode" --bench --cores 1 --quiet --frames "$FULL" | grep ' bench: ')
+        line=$($(sim "$mode") --bench --cores 1 --quiet --frames "$FULL" | grep ' bench: ')
         c=$(field tsc_per_packet "$line")
         best=$(awk -v a="$c" -v b="${best:-$c}" 'BEGIN { print (a < b ? a : b) }')
         run=$((run + 1))

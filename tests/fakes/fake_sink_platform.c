@@ -1,7 +1,7 @@
 /*
  * tests/fakes/fake_sink_platform.c: the firmware around the sink, stood in for on the host (see
  * the header). Link-time stand-ins: nic_port, nic_port_count, nic_pool (drivers/nic/nic.c),
- * iring_tx_burst and iring_tx_burst_forward (drivers/nic/intel_ring.c), nexthop_resolve (net/nexthop.c), time_ns and
+ * iring_tx_burst, iring_tx_burst_forward and iring_tx_burst_forward_tagged (drivers/nic/intel_ring.c), nexthop_resolve (net/nexthop.c), time_ns and
  * time_delay_us (kernel/time.c), loop_kick (kernel/loop.c), kprintf, kvprintf (kernel/console.c)
  * and panic (kernel/panic.c).
  */
@@ -393,6 +393,14 @@ unsigned iring_tx_burst_forward(struct iring_tx *t, struct pkb **pkts, unsigned 
     (void)pkts;
     panic("iring_tx_burst_forward: port%u q%u: %u frames forwarded on the sink", t->port, t->core,
           n);
+}
+
+unsigned iring_tx_burst_forward_tagged(struct iring_tx *t, struct pkb **pkts, unsigned n,
+                                       uint16_t tci)
+{
+    (void)pkts;
+    panic("iring_tx_burst_forward_tagged: port%u q%u: %u frames (VLAN %u) forwarded on the sink",
+          t->port, t->core, n, tci);
 }
 
 /* --- net/nexthop.h -------------------------------------------------------------------------- */

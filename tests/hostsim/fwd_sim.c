@@ -123,10 +123,15 @@ static void sim_vlan_on_port1(void *ctx, const uint8_t *f, uint16_t len)
 static bool sim_rx(struct sim *s, unsigned port, unsigned q, const uint8_t *f, uint32_t len,
                    uint32_t err_bits)
 {
-#ifdef SIM_VLAN
-    f = sim_vlan_tag(port, f, &len);
-#endif
     struct fake_inic_rx_opts o = { .rss_hash = 0, .err_bits = err_bits, .status_bits = 0 };
+#ifdef SIM_VLAN
+    if (s->nic_vlan && len >= 14) { /* tagged on the wire, stripped by the NIC */
+        o.status_bits = IDESC_RX_STATUS_VP;
+        o.vlan = SIM_VID(port);
+    } else {
+        f = sim_vlan_tag(port, f, &len);
+    }
+#endif
     if (!s->sw_csum) {
         fake_inic_ipv4_status(f, len, IDESC_RX_ERR_82576_IPE, &o); /* as igb's RXCSUM.IPOFL */
     }
@@ -387,14 +392,15 @@ static void sim_usage(FILE *to)
 {
     fprintf(to,
             "usage: fwd_sim_%s [--frames N] [--cores N] [--bad N] [--seed N] [--bench] "
-            "[--quiet] [--sw-csum]\n"
+            "[--quiet] [--sw-csum] [--nic-vlan]\n"
             "  --frames N  stream frames (default 10000000)\n"
             "  --cores N   cores, each with a queue pair per port (default 4, max %d)\n"
             "  --bad N     malformed frames of each of the %u kinds (default 20; 0 with --bench)\n"
             "  --seed N    the pseudo-random burst sizes (default 1)\n"
             "  --bench     steady state: one full burst per queue per pass, nothing malformed\n"
             "  --quiet     no firmware console lines\n"
-            "  --sw-csum   the NIC reports no IPv4 checksum verdict: the router sums headers\n",
+            "  --sw-csum   the NIC reports no IPv4 checksum verdict: the router sums headers\n"
+            "  --nic-vlan  router_vlan: the NICs strip and insert the tags (vlan.offload)\n",
             SIM_MODE, WS_MAX_CPUS, SIM_NKINDS);
 }
 
@@ -414,6 +420,8 @@ static bool sim_args(struct sim *s, int argc, char **argv)
             s->quiet = true;
         } else if (strcmp(a, "--sw-csum") == 0) {
             s->sw_csum = true;
+        } else if (strcmp(a, "--nic-vlan") == 0 && SIM_VLAN_STREAM) {
+            s->nic_vlan = true;
         } else if (strcmp(a, "--frames") == 0 && has_val) {
             s->nframes = strtoull(argv[++i], NULL, 0);
         } else if (strcmp(a, "--cores") == 0 && has_val) {
@@ -455,6 +463,9 @@ static bool sim_addresses6_as_expected(const struct net_port *a, const struct ne
 static bool sim_bring_up(struct sim *s)
 {
     sim_platform_init(s->quiet);
+    if (s->nic_vlan) { /* as apps/fwd tells the NICs for ports with sub-interfaces */
+        nic_configure(&(struct nic_config){ .vlan_hw = { true, true } });
+    }
     if (nic_pools_init(s->ncores) != 0 || nic_probe_all(s->ncores) != SIM_PORTS ||
         net_iface_init() != 0 || nexthop_init() != 0 || nexthop6_init() != 0 ||
         nd_relay_init(s->ncores) != 0 || fwd_init(s->ncores) != 0) {

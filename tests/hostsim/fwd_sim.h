@@ -57,6 +57,11 @@
  * 2001:db8:19::2 on port1 and the network behind it, and the next hops are resolved by
  * neighbour discovery instead of ARP. Same flows, sequence numbers and payload; the frame is
  * 80 bytes (Ethernet, IPv6, UDP, the payload), IPv6's shortest with it. */
+#ifdef SIM_VLAN
+#define SIM_VLAN_STREAM 1
+#else
+#define SIM_VLAN_STREAM 0
+#endif
 #ifdef SIM_IPV6
 #define SIM_IPV6_STREAM 1
 #define SIM_STREAM_BYTES SIM6_FRAME_BYTES
@@ -151,6 +156,7 @@ struct sim {
     bool bench; /* exactly one burst per queue per pass; no malformed frames, no slow TX */
     bool quiet;
     bool sw_csum; /* no IPCS/IPE in write-backs: the router's software header check is used */
+    bool nic_vlan; /* router_vlan: the fake NICs strip and insert the tags (vlan.offload) */
     uint64_t rng;
 
     /* generator: stream frame i, of flow sim_flow_of(i), sequence sim_seq_of(i) */
@@ -226,6 +232,8 @@ static inline void sim_st32(uint8_t *p, uint32_t v)
 void sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* sim_expect: one counter check: got must equal want. */
 void sim_expect(struct sim *s, const char *what, uint64_t got, uint64_t want);
+/* sim_check_vlan_path: every VLAN tag was moved by the NICs (nic_vlan) or none was. */
+void sim_check_vlan_path(struct sim *s);
 /* sim_report_frame: a per-frame failure, printed with its bytes while count <= SIM_MAX_REPORTS. */
 void sim_report_frame(struct sim *s, uint64_t count, const char *what, const uint8_t *f,
                       uint16_t len);

@@ -302,6 +302,29 @@ void sim_check_stream_totals(struct sim *s)
     sim_expect(s, "unexpected frames on port1", s->p1_unexpected, 0);
     sim_expect(s, "unexpected frames on port0", s->p0_unexpected, 0);
     sim_expect(s, "frames out of a port without its VLAN's tag", s->vlan_bad_tag, 0);
+    sim_check_vlan_path(s);
+}
+
+/* sim_check_vlan_path: router_vlan's tags were moved by the NICs (--nic-vlan) or in software,
+ * every one of them: vlan_rx_hw and vlan_tx_hw are all of vlan_rx and vlan_tx, or none. */
+void sim_check_vlan_path(struct sim *s)
+{
+    uint64_t rx = 0, tx = 0, rx_hw = 0, tx_hw = 0;
+    for (unsigned i = WS_MAX_PORTS; i < net_iface_count; i++) {
+        for (unsigned c = 0; c < s->ncores; c++) {
+            const struct net_vlan_stats *vs = net_vlan_stats_of(net_iface_at(i), c);
+            rx += vs->rx;
+            tx += vs->tx;
+            rx_hw += vs->rx_hw;
+            tx_hw += vs->tx_hw;
+        }
+    }
+    sim_expect(s, "VLAN frames whose tag the NIC took off", rx_hw, s->nic_vlan ? rx : 0);
+    sim_expect(s, "VLAN frames whose tag the NIC put on", tx_hw, s->nic_vlan ? tx : 0);
+    if (SIM_VLAN_STREAM && (rx < s->nframes || tx < s->nframes)) {
+        sim_fail(s, "VLAN frames: %" PRIu64 " in, %" PRIu64 " out for %" PRIu64 " stream frames",
+                 rx, tx, s->nframes);
+    }
 }
 
 /* sim_check_pools: with traffic stopped, every buffer is in its pool or posted in an RX ring

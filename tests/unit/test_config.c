@@ -1005,7 +1005,7 @@ static void test_shipped_configs(void **state)
     static struct conf_values def, test, busy, wire, reboot, jumbo, slots, ra;
     static const char *const test_diff[] = { "name", "test.fault_command", "neigh.static", "vlan",
                                              "port1.mtu", "sink.iperf3_json", NULL };
-    static const char *const reboot_diff[] = { "name", "panic", NULL };
+    static const char *const reboot_diff[] = { "name", "panic", "vlan.offload", NULL };
     static const char *const busy_diff[] = { "name", "poll.mode", NULL };
     static const char *const jumbo_diff[] = { "name", "port0.mtu", "port1.mtu",
                                               "nic.pool_buffers", NULL };
@@ -1057,6 +1057,7 @@ static void test_shipped_configs(void **state)
     assert_same_routes(&test, &reboot);
     assert_string_equal(conf_get(&reboot, "name")->text, "reboot");
     assert_int_equal(conf_get(&reboot, "panic")->num, 1);
+    assert_int_equal(conf_get(&reboot, "vlan.offload")->num, 0); /* test_vlan: the software tags */
     assert_int_equal(conf_get(&test, "panic")->num, 0);
     assert_same_but(&def, &test, test_diff);
     assert_same_but(&def, &busy, busy_diff);

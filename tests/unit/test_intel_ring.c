@@ -956,6 +956,7 @@ static struct pkb *tr_tcp4_pkt(struct tr *t, uint16_t payload)
     tcp[16] = (uint8_t)(pseudo >> 8);
     tcp[17] = (uint8_t)pseudo;
     p->len = (uint16_t)(14 + ip_len);
+    pkb_tx_own(p); /* a buffer's previous user may have left it marked forwarded */
     p->tx_flags = PKB_TX_CSUM_TCP4;
     return p;
 }
@@ -1633,6 +1634,87 @@ static void test_tx_vlan_tagged_frames(void **state)
     tr_done(t);
 }
 
+/* tr_tagged_fwd: n forwarded frames of tr_tcp4_pkt's kind (checksums already right), marked
+ * for the NIC to tag with tci, as apps/fwd hands them over. */
+static void tr_tagged_fwd(struct tr *t, struct pkb **pk, unsigned n, uint16_t tci)
+{
+    for (unsigned k = 0; k < n; k++) {
+        pk[k] = tr_tcp4_pkt(t, (uint16_t)(10 + k));
+        uint8_t *ip = pk[k]->data + 14, *tcp = ip + 20;
+        uint16_t tcp_len = (uint16_t)(30 + k);
+        uint16_t sum = (uint16_t)~tr_fold(tr_sum16(ip, 20, 0));
+        ip[10] = (uint8_t)(sum >> 8);
+        ip[11] = (uint8_t)sum;
+        tcp[16] = tcp[17] = 0;
+        sum = (uint16_t)~tr_fold(tr_sum16(tcp, tcp_len, tr_sum16(ip + 12, 8, 6u + tcp_len)));
+        tcp[16] = (uint8_t)(sum >> 8);
+        tcp[17] = (uint8_t)sum;
+        pk[k]->tx_flags = PKB_TX_VLAN;
+        pk[k]->vlan = tci;
+        pk[k]->forwarded = 1;
+    }
+}
+
+/* Forwarded runs to tag: the tag's context goes ahead of the first frame only when slot 1
+ * holds something else (first run, another tag, a TSO frame in between, a ring reset); the
+ * other frames take one descriptor each with VLE naming slot 1. Every frame leaves with the
+ * run's tag; all count as forwarded and tagged. */
+static void test_tx_forward_tagged_runs(void **state)
+{
+    struct tr *t = tr_new(64, 8, 64);
+    struct pkb *pk[8];
+    (void)state;
+    tr_tso_setup(t);
+    t->ntx.on_frame = tr_on_tagged_tx;
+    tr_tag_frames = tr_tag_bad = 0;
+    tr_tag_want = 10;
+    tr_tagged_fwd(t, pk, 4, 10);
+    assert_int_equal(iring_tx_burst_forward_tagged(&t->tx, pk, 4, 10), 4);
+    assert_int_equal(t->tx_tail, 1 + 5); /* slot 0's checksum context, then 2 + 1 + 1 + 1 */
+    tr_tagged_fwd(t, pk, 3, 10);
+    assert_int_equal(iring_tx_burst_forward_tagged(&t->tx, pk, 3, 10), 3); /* kept: no context */
+    assert_int_equal(t->tx_tail, 6 + 3);
+    const volatile union idesc_tx *d = t->tx.desc;
+    for (unsigned i = 3; i < 9; i++) {
+        assert_int_equal(d[i].read.cmd_type_len & IDESC_TX_CMD_VLE, IDESC_TX_CMD_VLE);
+        assert_int_equal(d[i].read.olinfo_status & IDESC_TX_IDX(7), IDESC_TX_IDX(1));
+    }
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 64), 9);
+    assert_int_equal(tr_tag_frames, 7);
+    assert_int_equal(tr_tag_bad, 0);
+    assert_int_equal(t->ntx.contexts, 2);
+
+    /* another tag: a new context */
+    tr_tag_want = 20;
+    tr_tagged_fwd(t, pk, 2, 20);
+    assert_int_equal(iring_tx_burst_forward_tagged(&t->tx, pk, 2, 20), 2);
+    assert_int_equal(t->tx_tail, 9 + 3);
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 64), 3);
+    assert_int_equal(tr_tag_frames, 9);
+    /* a TSO frame takes slot 1: the next tagged run writes its context again */
+    t->ntx.on_frame = tr_on_tso_tx;
+    struct pkb *tso = tr_tso_pkt(t, 0, 3000, 1000);
+    assert_int_equal(iring_tx_burst(&t->tx, &tso, 1), 1);
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 64), 3);
+    assert_int_equal(tr_tso_segs, 3);
+    t->ntx.on_frame = tr_on_tagged_tx;
+    tr_tagged_fwd(t, pk, 2, 20);
+    assert_int_equal(iring_tx_burst_forward_tagged(&t->tx, pk, 2, 20), 2);
+    assert_int_equal(t->tx_tail, 15 + 3);
+    assert_int_equal(fake_inic_tx_process(&t->ntx, 64), 3);
+    assert_int_equal(tr_tag_frames, 11);
+    assert_int_equal(tr_tag_bad, 0);
+    assert_int_equal(t->ntx.violations, 0);
+    assert_int_equal(t->tx.stats.vlan_inserted, 11);
+    iring_tx_reclaim(&t->tx);
+    assert_int_equal(t->tx.stats.forwarded, 11);
+    assert_int_equal(t->tx.stats.packets, 11 + 3);
+    /* after a reset the NIC forgot it: the context goes ahead again */
+    iring_tx_release(&t->tx);
+    assert_int_equal(t->tx.ctx1_tag, IRING_CTX1_OTHER);
+    tr_done(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1665,6 +1747,7 @@ int main(void)
         cmocka_unit_test(test_tx_tso_mixed_wrap),
         cmocka_unit_test(test_rx_stripped_tag_metadata),
         cmocka_unit_test(test_tx_vlan_tagged_frames),
+        cmocka_unit_test(test_tx_forward_tagged_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
