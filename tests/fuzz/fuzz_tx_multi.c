@@ -2,7 +2,9 @@
  * tests/fuzz/fuzz_tx_multi.c: libFuzzer harness for the TX ring's frames of more than one
  * descriptor (drivers/nic/intel_ring.c): PKB_TX_EXT frames (headers, then a constant payload:
  * two descriptors) and PKB_TX_TSO frames (a context, then headers and payload with TSE: three),
- * mixed with one-descriptor frames, against tests/fakes/fake_intel_nic.c as the NIC (it checks
+ * mixed with one-descriptor frames, any of them tagged for the NIC (PKB_TX_VLAN: a context with
+ * the tag first, but for TSO's), and forwarded runs of one tag (iring_tx_burst_forward_tagged:
+ * the tag's context kept in slot 1 across runs), against tests/fakes/fake_intel_nic.c as the NIC (it checks
  * every descriptor it takes, gathers each frame, cuts TSO frames as the chips do, completes the
  * checksums) and against a hostile one (DD written anywhere, at any time). fuzz_tx_ring holds
  * the one-descriptor ring to an exact reference; this one is about what frames of several
@@ -10,9 +12,12 @@
  *
  * Input: byte 0: ring size 16 << (b & 3) (16 .. 128), pool size 2 * ring + (b >> 2 & 7); then
  * operations, 1 opcode byte each (op % 8):
- *   0-1  iring_tx_burst of byte % 24 frames, each from a byte: kind (b % 4: plain, ext, TSO,
- *        a bad TSO), payload length from a second byte; the frame's payload is constant memory
- *        indexed by the stream's byte count, so the wire shows whether bytes went out in order
+ *   0    iring_tx_burst of byte % 24 frames, each from a byte: kind (b % 4: plain, ext, TSO,
+ *        a bad TSO), tagged if bit 2 (TCI 1 + b >> 3), payload length from a second byte; the
+ *        frame's payload is constant memory indexed by the stream's byte count, so the wire
+ *        shows whether bytes went out in order
+ *   1    iring_tx_burst_forward_tagged of byte % 24 plain frames (checksums in software), the
+ *        run's TCI 1 + byte % 8, lengths from a byte each
  *   2-3  the NIC takes byte % 9 descriptors (well-behaved)
  *   4    iring_tx_reclaim (a NIC that behaved and took all it was given: nothing left in flight)
  *   5    hostile: DD into slot byte % size (the NIC may not have reached it)
@@ -23,7 +28,8 @@
  * first slot of a frame in flight, the application), no double or foreign free; the ring
  * counts what it refused (bad_tso for the bad kind only); while the NIC behaved since the last
  * reset: the NIC found no malformed descriptor (fake_inic violations 0), and the bytes on the
- * wire are the frames' payloads in the order placed, each segment within its MSS, and once it
+ * wire are the frames' payloads in the order placed, each segment within its MSS and tagged
+ * exactly as its frame asked (its TCI, or no tag), and once it
  * has taken everything, a reclaim leaves nothing in flight; tx packets never exceed the wire
  * frames sent. At the end, after a reset: the pool is full.
  */
@@ -41,6 +47,8 @@
 #define FM_CORE 1
 #define FM_MSS 1460u
 #define FM_BURST 24
+#define FM_EXP 1024        /* frames placed whose bytes have not all been on the wire: < ring */
+#define FM_UNTAGGED 0x10000u
 
 static uint8_t fm_data[FM_MAX_POOL * PKB_DATA_BYTES] __attribute__((aligned(PKB_DATA_BYTES)));
 static uint8_t fm_payload[2 * IRING_TX_TSO_MAX_BYTES]; /* constant: byte i is (i * 7 + 1) */
@@ -63,7 +71,32 @@ struct fm {
     uint64_t wire_frames;
     struct pkb *app[FM_MAX_POOL];
     unsigned napp;
+    /* the frames placed, in order, until all their bytes were seen: stream end and tag */
+    struct {
+        uint64_t end;
+        uint32_t tag; /* its TCI, or FM_UNTAGGED */
+    } exp[FM_EXP];
+    unsigned exp_head, exp_tail;
 };
+
+/* fm_expect: a frame placed, its payload ending at stream byte end, tagged so. */
+static void fm_expect(struct fm *m, uint64_t end, uint32_t tag)
+{
+    FUZZ_CHECK(m->exp_tail - m->exp_head < FM_EXP);
+    m->exp[m->exp_tail % FM_EXP].end = end;
+    m->exp[m->exp_tail % FM_EXP].tag = tag;
+    m->exp_tail++;
+}
+
+/* fm_wire_tag: the tag the frame holding stream byte seq was placed with. */
+static uint32_t fm_wire_tag(struct fm *m, uint64_t seq)
+{
+    while (m->exp_head != m->exp_tail && m->exp[m->exp_head % FM_EXP].end <= seq) {
+        m->exp_head++;
+    }
+    FUZZ_CHECK(m->exp_head != m->exp_tail); /* bytes nobody placed */
+    return m->exp[m->exp_head % FM_EXP].tag;
+}
 
 static uint16_t fm_fold(uint32_t s)
 {
@@ -85,12 +118,23 @@ static uint32_t fm_sum(const uint8_t *p, uint32_t n, uint32_t s)
  * of the stream (its sequence number says where), checksums right. */
 static void fm_on_wire(void *ctx, const uint8_t *f, uint16_t len)
 {
+    static uint8_t untagged[IRING_TX_TSO_MAX_BYTES + 64];
     struct fm *m = ctx;
-    const uint8_t *ip = f + 14, *tcp = ip + 20;
     m->wire_frames++;
     if (m->hostile) {
         return; /* the ring may have reused what the NIC reads now: nothing to hold it to */
     }
+    uint32_t tag = FM_UNTAGGED;
+    FUZZ_CHECK(len >= 18);
+    if (f[12] == 0x81 && f[13] == 0x00) { /* the NIC's tag: off, to look at the segment */
+        tag = (uint32_t)(f[14] << 8 | f[15]);
+        FUZZ_CHECK((unsigned)len - 4u <= sizeof(untagged));
+        memcpy(untagged, f, 12);
+        memcpy(untagged + 12, f + 16, len - 16u);
+        f = untagged;
+        len = (uint16_t)(len - 4);
+    }
+    const uint8_t *ip = f + 14, *tcp = ip + 20;
     FUZZ_CHECK(len >= 54);
     uint32_t tcp_len = (uint32_t)(ip[2] << 8 | ip[3]) - 20u, n = tcp_len - 20u;
     uint32_t seq = (uint32_t)tcp[4] << 24 | (uint32_t)tcp[5] << 16 | (uint32_t)tcp[6] << 8 | tcp[7];
@@ -98,6 +142,7 @@ static void fm_on_wire(void *ctx, const uint8_t *f, uint16_t len)
     FUZZ_CHECK(fm_fold(fm_sum(ip, 20, 0)) == 0xFFFF);
     FUZZ_CHECK(fm_fold(fm_sum(tcp, tcp_len, fm_sum(ip + 12, 8, 6u + tcp_len))) == 0xFFFF);
     FUZZ_CHECK(seq == (uint32_t)m->wire_bytes);
+    FUZZ_CHECK(fm_wire_tag(m, m->wire_bytes) == tag);
     for (uint32_t k = 0; k < n; k++) { /* (16 KiB * 7 is a multiple of 256) */
         FUZZ_CHECK(tcp[20 + k] == (uint8_t)((seq + k) * 7u + 1u));
     }
@@ -205,7 +250,7 @@ static void fm_burst(struct fm *m, unsigned want, struct fuzz_in *in)
     struct pkb *pk[FM_BURST];
     unsigned n = 0, bad = 0;
     uint64_t bytes0 = m->placed_bytes, bad0 = m->ring.stats.bad_tso;
-    uint32_t lens[FM_BURST];
+    uint32_t lens[FM_BURST], tags[FM_BURST];
     for (unsigned k = 0; k < want; k++) {
         uint8_t spec = fuzz_u8(in);
         unsigned kind = spec % 4;
@@ -213,6 +258,12 @@ static void fm_burst(struct fm *m, unsigned want, struct fuzz_in *in)
         struct pkb *p = fm_frame(m, kind, len);
         if (p == NULL) {
             break;
+        }
+        tags[n] = FM_UNTAGGED;
+        if (spec & 4) {
+            p->tx_flags |= PKB_TX_VLAN;
+            p->vlan = (uint16_t)(1u + (spec >> 3));
+            tags[n] = p->vlan;
         }
         bad += kind == 3;
         lens[n] = kind == 3 ? 0 : len;
@@ -227,6 +278,50 @@ static void fm_burst(struct fm *m, unsigned want, struct fuzz_in *in)
     for (unsigned k = 0, ok = 0; k < n && ok < placed; k++) {
         m->placed_bytes += lens[k];
         ok += lens[k] != 0;
+        if (lens[k] != 0 && !m->hostile) {
+            fm_expect(m, m->placed_bytes, tags[k]);
+        }
+    }
+    fm_check(m);
+}
+
+/* fm_forward_tagged: a forwarded run of `want` plain frames the NIC is to tag with one TCI:
+ * their checksums complete in software, as a router's are. */
+static void fm_forward_tagged(struct fm *m, unsigned want, struct fuzz_in *in)
+{
+    struct pkb *pk[FM_BURST];
+    uint32_t lens[FM_BURST];
+    uint16_t tci = (uint16_t)(1u + fuzz_u8(in) % 8);
+    uint64_t bytes0 = m->placed_bytes;
+    unsigned n = 0;
+    for (unsigned k = 0; k < want; k++) {
+        uint32_t len = fm_frame_len(0, fuzz_u8(in));
+        struct pkb *p = fm_frame(m, 0, len);
+        if (p == NULL) {
+            break;
+        }
+        uint8_t *ip = p->data + 14, *tcp = ip + 20;
+        uint16_t s = (uint16_t)~fm_fold(fm_sum(ip, 20, 0));
+        ip[10] = (uint8_t)(s >> 8);
+        ip[11] = (uint8_t)s;
+        s = (uint16_t)~fm_fold(fm_sum(tcp, 20 + len, 0)); /* the field holds the pseudo sum */
+        tcp[16] = (uint8_t)(s >> 8);
+        tcp[17] = (uint8_t)s;
+        p->tx_flags = PKB_TX_VLAN;
+        p->vlan = tci;
+        p->forwarded = 1;
+        lens[n] = len;
+        m->placed_bytes += len;
+        pk[n++] = p;
+    }
+    unsigned placed = iring_tx_burst_forward_tagged(&m->ring, pk, n, tci);
+    FUZZ_CHECK(placed <= n);
+    m->placed_bytes = bytes0;
+    for (unsigned k = 0; k < placed; k++) {
+        m->placed_bytes += lens[k];
+        if (!m->hostile) {
+            fm_expect(m, m->placed_bytes, tci);
+        }
     }
     fm_check(m);
 }
@@ -241,6 +336,7 @@ static void fm_reset(struct fm *m)
     m->hostile = false;
     FUZZ_CHECK(iring_tx_load_csum_context(&m->ring) == WS_OK);
     m->placed_bytes = m->wire_bytes = 0;
+    m->exp_head = m->exp_tail = 0;
     m->wire_frames = m->ring.stats.packets;
     fm_check(m);
 }
@@ -268,8 +364,10 @@ static void fm_run(struct fm *m, struct fuzz_in *in)
     for (unsigned ops = 0; in->n != 0 && ops < 1024; ops++) {
         switch (fuzz_u8(in) % 8) {
         case 0:
-        case 1:
             fm_burst(m, fuzz_u8(in) % (FM_BURST + 1), in);
+            break;
+        case 1:
+            fm_forward_tagged(m, fuzz_u8(in) % (FM_BURST + 1), in);
             break;
         case 2:
         case 3:

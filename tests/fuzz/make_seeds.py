@@ -1119,7 +1119,16 @@ def tx_multi_seeds():
     hostile = (burst((tso, 1), (ext, 2), (tso, 3)) + dd(5) + reclaim + nic(3) + dd(1) + reclaim
                + burst((plain, 1), (tso, 4)) + reset + burst((tso, 5), (ext, 6)) + nic(8) + reclaim)
     starve = hold(30) + burst(*[(tso, i) for i in range(10)]) + nic(8) + hold(0x80) + reclaim
+    # tagged (bit 2 of the kind byte, TCI 1 + b >> 3) and forwarded runs of one tag (op 1):
+    # the tag's context kept across runs, rewritten after another tag, TSO and a reset
+    tag = lambda kind, tci: kind | 4 | (tci - 1) << 3
+    fwd = lambda tci, *lens: bytes([1, len(lens), tci - 1]) + bytes(lens)
+    tagged = (burst((tag(plain, 5), 20), (tag(ext, 5), 30), (tag(tso, 9), 40), (plain, 1))
+              + nic(8) * 2 + fwd(3, 10, 20, 30) + fwd(3, 40) + nic(8) * 2 + reclaim
+              + fwd(4, 5, 6) + burst((tso, 7)) + fwd(4, 8, 9) + nic(8) * 3 + reclaim
+              + reset + fwd(4, 1, 2) + nic(8) + reclaim)
     return {
+        "tagged_and_forwarded_runs_32": bytes([1]) + tagged,
         "mixed_16": bytes([0]) + mixed,
         "ring_full_16": bytes([0]) + full,
         "hostile_dd_32": bytes([1]) + hostile,
