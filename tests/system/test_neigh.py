@@ -6,7 +6,7 @@ only the appliance's own probes can renew or drop B's entry. Default config, igb
 import os
 import re
 
-from netlab import HOSTS, HOSTS6, finish_lab, ns_run, start_lab
+from netlab import BOTH_NICS, HOSTS, HOSTS6, finish_lab, ns_run, start_lab
 from qemu import DEFAULT_ELF, ROOT, TEST_ELF
 
 REACHABLE_S = 30  # config/default.conf neigh.reachable_ms
@@ -44,6 +44,7 @@ def pin_appliance_mac(lab, port):
            "nud", "permanent")
 
 
+@BOTH_NICS
 def test_next_hop_probed_while_in_use_and_new_mac_followed(nic):
     lab = start_lab(nic, kernel=DEFAULT_ELF, smp=2)
     try:
@@ -83,6 +84,7 @@ def test_next_hop_probed_while_in_use_and_new_mac_followed(nic):
         finish_lab(lab)
 
 
+@BOTH_NICS
 def test_static_neighbour_needs_no_arp_and_no_arp_moves_it(nic):
     """config/test.conf's neigh.static (198.19.0.9 at 02:00:00:00:19:09): host B takes that MAC
     and address. Forwarding to it never asks ARP (no arp_unresolved drop), announcements
@@ -126,11 +128,12 @@ def test_static_neighbour_needs_no_arp_and_no_arp_moves_it(nic):
         finish_lab(lab)
 
 
-def test_nd_next_hop_probed_while_in_use_and_new_mac_followed():
+@BOTH_NICS
+def test_nd_next_hop_probed_while_in_use_and_new_mac_followed(nic):
     """The IPv6 twin of the first test: neighbour discovery's entries go stale in use, are
     probed by unicast solicitation and kept while B answers, with no ping lost; when B changes
     its MAC silently the probes fail and a multicast solicitation finds B's new MAC."""
-    lab = start_lab("igb", kernel=DEFAULT_ELF, smp=2, ipv6=True)
+    lab = start_lab(nic, kernel=DEFAULT_ELF, smp=2, ipv6=True)
     try:
         pin_appliance_mac6(lab, 1)
         b = HOSTS6[1][0]
