@@ -668,7 +668,7 @@ static inline uint32_t fwd_run_tag(const struct pkb *b)
 }
 
 /* fwd_fast_run_send_tagged: a run to a port whose NIC inserts VLAN tags, where frames may ask
- * for one (fwd_fast_vlan_out): in stretches of one tag (or none), each to the ring as such. */
+ * for one (fwd_fast_nic_tag): in stretches of one tag (or none), each to the ring as such. */
 static __attribute__((noinline)) void fwd_fast_run_send_tagged(unsigned core, struct nic_port *out,
                                                                struct pkb **run, unsigned n)
 {
@@ -769,6 +769,8 @@ static __attribute__((noinline)) void fwd_router_burst_stripped(struct fwd_core 
     fwd_router_burst_of(fc, in, core, rx, n, now, true);
 }
 
+/* fwd_router_burst: a burst from port `in`, by the loop for a port whose NIC strips tags or
+ * the one for the others. */
 static void fwd_router_burst(struct fwd_core *fc, struct nic_port *in, unsigned core,
                              struct pkb **rx, unsigned n, uint64_t now)
 {
