@@ -50,7 +50,7 @@ struct pkb {
                                  * 0 on receive (a reply in place asks nothing) */
             uint16_t vlan;      /* an 802.1Q TCI (priority 15:13, DEI 12, VLAN ID 11:0). On
                                  * receive: the tag the NIC took off, where the port strips
-                                 * tags and the status says so (nic_rx_vlan_stripped); with
+                                 * tags and the status says so (nic_rx_vlan_mask); with
                                  * PKB_TX_VLAN: the tag the NIC is to put on. Else stale. */
         };
         uint64_t rx_word; /* the four above as one word: the RX ring stores the write-back's

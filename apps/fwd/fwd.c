@@ -382,7 +382,7 @@ struct fwd_vlan_memo {
     const struct net_port *np;  /* its interface */
     struct net_vlan_stats *vs;  /* its counters on this core; NULL for a priority tag */
 };
-#define FWD_VLAN_NONE 0x10000u
+#define FWD_VLAN_NONE 0x10000u /* above every TCI: no VLAN, no tag */
 
 /* fwd_vlan_ingress_hw_slow: fwd_vlan_memo for the VLAN ID vid: its interface, or NULL (b
  * freed, counted on the port) when it has none. */
@@ -661,10 +661,10 @@ fwd_router_fast6(unsigned core, struct pkb *b, const struct net_iface6 *ifc,
     return memo->out;
 }
 
-/* fwd_run_tag: the tag the NIC is to put on fast frame b, or IRING_CTX1_OTHER for none. */
+/* fwd_run_tag: the tag the NIC is to put on fast frame b, or FWD_VLAN_NONE for none. */
 static inline uint32_t fwd_run_tag(const struct pkb *b)
 {
-    return (b->tx_flags & PKB_TX_VLAN) ? b->vlan : IRING_CTX1_OTHER;
+    return (b->tx_flags & PKB_TX_VLAN) ? b->vlan : FWD_VLAN_NONE;
 }
 
 /* fwd_fast_run_send_tagged: a run to a port whose NIC inserts VLAN tags, where frames may ask
@@ -676,7 +676,7 @@ static __attribute__((noinline)) void fwd_fast_run_send_tagged(unsigned core, st
         uint32_t tag = fwd_run_tag(run[k]);
         for (j = k + 1; j < n && fwd_run_tag(run[j]) == tag; j++) {
         }
-        if (tag == IRING_CTX1_OTHER) {
+        if (tag == FWD_VLAN_NONE) {
             nic_tx_forward(core, out, run + k, j - k);
         } else {
             nic_tx_forward_tagged(core, out, run + k, j - k, (uint16_t)tag);

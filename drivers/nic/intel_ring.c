@@ -638,6 +638,7 @@ static uint32_t iring_tx_place_tso(struct iring_tx *t, uint16_t i, struct pkb *p
     uint32_t segs = iring_tx_tso_segments(p);
     t->placed.extra += segs - 1U;
     t->stats.tso_frames++;
+    t->stats.vlan_inserted += iring_tx_vle(p) != 0;
     return segs * p->len + p->tx.ext_len;
 }
 
@@ -677,7 +678,6 @@ static inline unsigned iring_tx_descs(const struct pkb *p)
 static uint32_t iring_tx_place_one(struct iring_tx *t, uint16_t i, struct pkb *p, unsigned descs)
 {
     if (p->tx_flags & PKB_TX_TSO) {
-        t->stats.vlan_inserted += (p->tx_flags & PKB_TX_VLAN) != 0;
         return iring_tx_place_tso(t, i, p);
     }
     if (p->tx_flags & PKB_TX_VLAN) {
@@ -823,8 +823,9 @@ unsigned iring_tx_burst_forward_tagged(struct iring_tx *t, struct pkb **pkts, un
             iring_tx_refuse_excess(t, pkts, 1, n);
             return 0;
         }
+    } else {
+        iring_tx_reclaim(t); /* (iring_tx_burst has) */
     }
-    iring_tx_reclaim(t);
     unsigned room = iring_tx_room(t), left = n - first;
     unsigned placed = left < room ? left : room;
     iring_tx_place_all(t, pkts + first, placed, IRING_TX_TAGGED);

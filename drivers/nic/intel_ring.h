@@ -192,13 +192,6 @@ void iring_rx_trust_l4_csum(struct iring_rx *r, uint32_t l4_err);
  * bit ip_err clear mean it verified, and the router does not sum the header again. */
 void iring_rx_trust_ipv4_csum(struct iring_rx *r, uint32_t ip_err);
 
-/* iring_rx_vlan_stripped: did the NIC take an 802.1Q tag off this frame (into pkb.vlan)? Only
- * for a ring whose queue strips tags (the driver's choice): rx_status as below. */
-static inline bool iring_rx_vlan_stripped(uint32_t rx_status)
-{
-    return (rx_status & IDESC_RX_STATUS_VP) != 0;
-}
-
 /* iring_rx_l4_csum_ok: did the NIC vouch for the TCP/UDP checksum of a frame from this ring
  * whose write-back status was rx_status (pkb.rx_status)? Decided when asked, not per frame. */
 static inline bool iring_rx_l4_csum_ok(const struct iring_rx *r, uint32_t rx_status)

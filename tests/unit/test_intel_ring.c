@@ -1533,12 +1533,12 @@ static void test_rx_stripped_tag_metadata(void **state)
     assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, &o), 1);
     assert_int_equal(fake_inic_rx_frame(&t->nrx, buf, 100, NULL), 1);
     assert_int_equal(tr_rx_burst(t, out, 8), 2);
-    assert_true(iring_rx_vlan_stripped(out[0]->rx_status));
+    assert_true(out[0]->rx_status & IDESC_RX_STATUS_VP);
     assert_int_equal(out[0]->vlan, 0xE00A);
     assert_int_equal(out[0]->len, 100);
     assert_int_equal(out[0]->forwarded, 0);
     assert_int_equal(out[0]->tx_flags, 0);
-    assert_false(iring_rx_vlan_stripped(out[1]->rx_status));
+    assert_false(out[1]->rx_status & IDESC_RX_STATUS_VP);
     assert_int_equal(out[1]->tx_flags, 0);
     tr_done(t);
 }
