@@ -217,10 +217,23 @@ static void sink_input_last_ack(struct pkb *const *b, unsigned k)
     sink_netif_input(b[k - 1]);
 }
 
+/* sink_is_tcp4: b may be an IPv4 TCP segment (what net/gro.h merges); anything else (a UDP
+ * datagram, IPv6, a fragment's later part) goes to lwIP alone without a look from either run. */
+static inline bool sink_is_tcp4(const struct pkb *b)
+{
+    return b->len >= INET_ETH_HDR_BYTES + INET_IPV4_HDR_BYTES &&
+           inet_load_be16(b->data + 12) == INET_ETHERTYPE_IPV4 &&
+           b->data[INET_ETH_HDR_BYTES + 9] == INET_PROTO_TCP;
+}
+
 void sink_netif_input_burst(struct pkb *const *b, unsigned n)
 {
     struct gro_seg segs[n ? n : 1];
     for (unsigned i = 0; i < n;) {
+        if (!sink_is_tcp4(b[i])) {
+            sink_netif_input(b[i++]);
+            continue;
+        }
         uint16_t ip_len;
         unsigned k = gro_run(b + i, n - i, sink_l4_verified, segs, &ip_len);
         bool ours = b[i]->port < WS_MAX_PORTS && sink_netif_of[b[i]->port] != NULL;

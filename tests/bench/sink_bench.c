@@ -19,6 +19,9 @@
  * sink_poll calls) and off again inside the fake TX queue (iring_tx_burst).
  * Checked (exit 1 otherwise): every byte acknowledged and counted by discard, no segment lost,
  * the connection closed and every buffer home at the end.
+ *
+ * --udp BYTES: datagrams of BYTES payload to discard's UDP port instead (netperf's UDP_STREAM
+ * -m 64 in miniature), --segments of them; every one must be counted and every buffer home.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>

@@ -72,6 +72,23 @@ if command -v valgrind >/dev/null 2>&1; then
     awk -v ir="$irn" -v n="$SEGS" 'BEGIN {
         printf "sink core, NIC-verified checksums: %.0f instructions/segment\n", ir / n }'
 fi
+# 64-byte UDP datagrams into discard (netperf's UDP_STREAM -m 64 in miniature): the same
+# handoff, glue and lwIP, per datagram, with the NIC's checksum verdict and without.
+echo "== sink: one 64-byte UDP datagram into discard, burst $BURST"
+if command -v valgrind >/dev/null 2>&1; then
+    for how in --nic-checked ""; do
+        cgu="$OUT/sink_bench_udp.callgrind"
+        valgrind --tool=callgrind --toggle-collect=sb_measured_poll \
+            --toggle-collect=iring_tx_burst --callgrind-out-file="$cgu" "$OUT/sink_bench" \
+            --quiet --udp 64 --segments "$SEGS" --burst "$BURST" $how >/dev/null 2>&1
+        iru=$(sed -n 's/^summary: //p' "$cgu")
+        awk -v ir="$iru" -v n="$SEGS" -v how="${how:-software checksum}" 'BEGIN {
+            sub(/^--nic-checked$/, "NIC-verified checksums", how)
+            printf "sink core, %s: %.0f instructions/datagram\n", how, ir / n }'
+    done
+fi
+echo "    $("$OUT/sink_bench" --quiet --udp 64 --segments "$FULL" --burst "$BURST" --nic-checked)"
+echo "== sink: one 1448-byte TCP segment, TSC cycles"
 line=$("$OUT/sink_bench" --quiet --segments "$FULL" --burst "$BURST" --nic-checked)
 echo "    NIC-verified checksums: $line"
 best=""
