@@ -387,7 +387,7 @@ const struct conf_key conf_keys[] = {
     {
         .name = "nic.rx_usecs",
         .type = CONF_INT,
-        .def = "50",
+        .def = "10",
         .min = 0,
         .max = 10000,
         .macro = "CONFIG_NIC_RX_USECS",

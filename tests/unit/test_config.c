@@ -772,7 +772,7 @@ static void test_nic_and_poll_keys(void **state)
     assert_int_equal(num_of("nic.rx_descs"), 512);
     assert_int_equal(num_of("nic.tx_descs"), 512);
     assert_int_equal(num_of("nic.burst"), 32);
-    assert_int_equal(num_of("nic.rx_usecs"), 50);
+    assert_int_equal(num_of("nic.rx_usecs"), 10);
     assert_int_equal(num_of("nic.pool_buffers"), 4096);
     assert_int_equal(num_of("poll.mode"), 1); /* adaptive */
     assert_int_equal(num_of("poll.idle_us"), 20);
@@ -905,7 +905,7 @@ static void test_emitted_new_macros(void **state)
     assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_DESCS 512\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_NIC_TX_DESCS 512\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_NIC_BURST 32\n"));
-    assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_USECS 50\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_USECS 10\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_NIC_POOL_BUFFERS 4096\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_POLL_ADAPTIVE 1\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_POLL_IDLE_US 20\n"));
