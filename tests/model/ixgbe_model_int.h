@@ -317,6 +317,8 @@
 #define IXM_RXD_STAT_IPCS 0x00000040u /* the IPv4 header checksum was checked */
 #define IXM_RXD_STAT_VP 0x00000008u   /* the frame was 802.1Q tagged (its TPID matched VET) */
 #define IXM_RXD_ERR_IPE 0x80000000u   /* ...and did not verify */
+#define IXM_RXD_STAT_L4CS 0x00000020u /* the TCP/UDP checksum was checked */
+#define IXM_RXD_ERR_TCPE 0x40000000u  /* ...and did not verify */
 #define IXM_RXD_PKT_IPV4 0x0010u
 #define IXM_RXD_PKT_IPV4E 0x0020u
 #define IXM_RXD_PKT_IPV6 0x0040u
@@ -383,7 +385,7 @@ struct ixm_pb_frame {
     uint16_t pkt_type;
     uint8_t rss_type;
     uint8_t queue;
-    uint32_t csum_status; /* IPCS/IPE for the EOP write-back */
+    uint32_t csum_status; /* IPCS/IPE, L4CS/TCPE for the EOP write-back */
     bool tagged;          /* VP, and the tag a stripping queue takes off */
     uint16_t tci;
     uint8_t data[];

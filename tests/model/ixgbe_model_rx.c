@@ -24,7 +24,7 @@ struct ixm_rx_meta {
     uint16_t pkt_type; /* descriptor packet type bits, already in position (15:4) */
     uint8_t rss_type;
     uint8_t queue;
-    uint32_t csum_status; /* IPCS and IPE as the EOP write-back carries them, else 0 */
+    uint32_t csum_status; /* IPCS/IPE and L4CS/TCPE as the EOP write-back carries them, else 0 */
     bool tagged;          /* one 802.1Q tag whose TPID matched VLNCTRL.VET: VP */
     uint16_t tci;         /* its TCI */
 };
@@ -100,6 +100,33 @@ static uint32_t ixm_ipv4_csum_status(const uint8_t *ip, size_t hlen)
     return IXM_RXD_STAT_IPCS | (sum == 0xFFFFu ? 0 : IXM_RXD_ERR_IPE);
 }
 
+/* ixm_l4_csum_status: the TCP/UDP checksum of a whole datagram (not a fragment), which the
+ * 82599 checks whenever it parses one (RXCSUM has no enable bit for it, §7.1.11): L4CS says it
+ * did, TCPE that the sum was bad. pseudo: the pseudo-header's addresses (8 or 32 bytes), l4:
+ * the TCP or UDP header and payload, l4_len bytes. A UDP datagram sent without a checksum (0)
+ * is reported bad, as the 82599's erratum has it (Linux's ixgbe works around it). */
+static uint32_t ixm_l4_csum_status(const uint8_t *pseudo, size_t alen2, uint8_t proto,
+                                   const uint8_t *l4, size_t l4_len)
+{
+    if (proto == 17 && ixm_be16(l4 + 6) == 0) {
+        return IXM_RXD_STAT_L4CS | IXM_RXD_ERR_TCPE;
+    }
+    uint64_t sum = proto + (uint64_t)l4_len;
+    for (size_t i = 0; i < alen2; i += 2) {
+        sum += ixm_be16(pseudo + i);
+    }
+    for (size_t i = 0; i + 1 < l4_len; i += 2) {
+        sum += ixm_be16(l4 + i);
+    }
+    if (l4_len & 1) {
+        sum += (uint32_t)l4[l4_len - 1] << 8;
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    return IXM_RXD_STAT_L4CS | (sum == 0xFFFFu ? 0 : IXM_RXD_ERR_TCPE);
+}
+
 /* ixm_rx_parse: packet type, RSS type/hash and queue for one frame (§7.1.2.8, §7.1.6.2). */
 static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t len,
                          struct ixm_rx_meta *md)
@@ -133,6 +160,10 @@ static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t l
         udp = !frag && ip[9] == 17 && len >= l4 + 8;
         if (tcp || udp) {
             ports = f + l4;
+            size_t total = ixm_be16(ip + 2); /* the frame may be padded past the datagram */
+            if (total >= l4 - l3 + (tcp ? 20u : 8u) && l3 + total <= len) {
+                md->csum_status |= ixm_l4_csum_status(ip + 12, 8, ip[9], f + l4, total - (l4 - l3));
+            }
         }
         if (tcp && (mrqc & IXM_MRQC_TCPIPV4)) {
             md->rss_type = IXM_RSSTYPE_TCPV4;
@@ -153,6 +184,10 @@ static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t l
         udp = ip[6] == 17 && len >= l4 + 8;
         if (tcp || udp) {
             ports = f + l4;
+            size_t plen = ixm_be16(ip + 4);
+            if (plen >= (tcp ? 20u : 8u) && l4 + plen <= len) {
+                md->csum_status = ixm_l4_csum_status(ip + 8, 32, ip[6], f + l4, plen);
+            }
         }
         if (tcp && (mrqc & IXM_MRQC_TCPIPV6)) {
             md->rss_type = IXM_RSSTYPE_TCPV6;

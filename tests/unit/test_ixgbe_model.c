@@ -538,10 +538,11 @@ static void test_rx_frame_write_back(void **state)
     assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
     assert_memory_equal(hostp(f, RX_BUF(0, 0)), fr, len);
     /* Write-back (§7.1.6.2): pkt_info (RSS type 0, IPv4+UDP), hash 0, DD|EOP, length; mk_ip4
-     * leaves the header checksum 0, so IPCS (checked) and IPE (bit 31: it did not verify). */
+     * leaves the header checksum 0, so IPCS (checked) and IPE (bit 31: it did not verify), and
+     * the UDP checksum 0 (none sent), which the 82599 reports as L4CS and TCPE (its erratum). */
     assert_int_equal(mem32(f, RX_RING(0)), 0x0010u | 0x0200u);
     assert_int_equal(mem32(f, RX_RING(0) + 4), 0);
-    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x80000043u);
+    assert_int_equal(mem32(f, RX_RING(0) + 8), 0xC0000063u);
     assert_int_equal(mem32(f, RX_RING(0) + 12), len);
     assert_int_equal(rd(f, T_RDH(0)), 1);
     assert_int_equal(mem32(f, RX_RING(0) + 16 + 8), 0); /* next descriptor untouched */
@@ -569,6 +570,27 @@ static void ip4_set_csum(uint8_t *fr)
     fr[25] = (uint8_t)~sum;
 }
 
+/* l4_set_csum: the TCP or UDP checksum of a frame from mk_ip4 (no IP options), as a sender
+ * computes it over the pseudo-header and the datagram's own length. */
+static void l4_set_csum(uint8_t *fr)
+{
+    size_t l4_len = (size_t)(fr[16] << 8 | fr[17]) - 20;
+    uint8_t *c = fr + 34 + (fr[23] == 6 ? 16 : 6);
+    uint32_t sum = fr[23] + (uint32_t)l4_len;
+    c[0] = c[1] = 0;
+    for (int i = 26; i < 34; i += 2) {
+        sum += (uint32_t)(fr[i] << 8 | fr[i + 1]);
+    }
+    for (size_t i = 0; i < l4_len; i += 2) {
+        sum += (uint32_t)(fr[34 + i] << 8 | (i + 1 < l4_len ? fr[34 + i + 1] : 0));
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    c[0] = (uint8_t)(~sum >> 8);
+    c[1] = (uint8_t)~sum;
+}
+
 /* The IPv4 header checksum: IPCS on every IPv4 frame, IPE only when the sum fails, neither on
  * a frame that is not IPv4; and only on the EOP descriptor of a multi-buffer frame. */
 static void test_rx_ipv4_checksum_status(void **state)
@@ -583,19 +605,52 @@ static void test_rx_ipv4_checksum_status(void **state)
     wr(f, T_MAXFRS, 9018u << 16);
     rx_setup(f, 0, 16, 1, 0);
     ip4_set_csum(fr);
+    l4_set_csum(fr);
     assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
-    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x43u);
-    fr[22]--; /* TTL changed, checksum not: the sum fails */
+    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x63u); /* IPCS and L4CS, no error */
+    fr[22]--; /* TTL changed, checksum not: the sum fails (the TCP sum does not cover it) */
     assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
-    assert_int_equal(mem32(f, RX_RING(0) + 16 + 8), 0x80000043u);
+    assert_int_equal(mem32(f, RX_RING(0) + 16 + 8), 0x80000063u);
     assert_int_equal(ixgbe_model_inject(f->m, fr, mk_plain(fr, MAC0, 64)), 0);
     assert_int_equal(mem32(f, RX_RING(0) + 32 + 8), 0x3u);
     len = mk_ip4(fr, MAC0, (uint8_t[4]){10, 0, 0, 1}, (uint8_t[4]){10, 0, 0, 2}, 1000, 2000, 17,
                  1500); /* 1 KiB buffers: two descriptors */
     ip4_set_csum(fr);
+    l4_set_csum(fr);
     assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
     assert_int_equal(mem32(f, RX_RING(0) + 48 + 8), 0x1u);
-    assert_int_equal(mem32(f, RX_RING(0) + 64 + 8), 0x43u);
+    assert_int_equal(mem32(f, RX_RING(0) + 64 + 8), 0x63u);
+}
+
+/* The TCP/UDP checksum (§7.1.11): L4CS on every whole TCP or UDP datagram, TCPE when its sum
+ * fails or a UDP datagram carries none (the erratum), over the datagram's own length, not a
+ * padded frame's; nothing on a fragment, whose sum covers the reassembled datagram. */
+static void test_rx_l4_checksum_status(void **state)
+{
+    struct fx *f = *state;
+    uint8_t fr[256];
+    const uint8_t *a = (uint8_t[4]){10, 0, 0, 1}, *b = (uint8_t[4]){10, 0, 0, 2};
+
+    bring_up(f);
+    rx_setup(f, 0, 16, 2, 0);
+    size_t len = mk_ip4(fr, MAC0, a, b, 1000, 2000, 6, 101); /* odd: the last byte padded */
+    ip4_set_csum(fr);
+    l4_set_csum(fr);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 8), 0x63u);
+    fr[len - 1] ^= 1; /* one payload bit */
+    assert_int_equal(ixgbe_model_inject(f->m, fr, len), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 16 + 8), 0x40000063u);
+    len = mk_ip4(fr, MAC0, a, b, 1000, 2000, 17, 5); /* 47 bytes: sent padded to 60 */
+    ip4_set_csum(fr);
+    l4_set_csum(fr);
+    memset(fr + len, 0xEE, 60 - len);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, 60), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 32 + 8), 0x63u);
+    fr[20] = 0x20; /* MF: the first fragment */
+    ip4_set_csum(fr);
+    assert_int_equal(ixgbe_model_inject(f->m, fr, 60), 0);
+    assert_int_equal(mem32(f, RX_RING(0) + 48 + 8), 0x43u);
 }
 
 static void test_rx_multi_descriptor_frame(void **state)
@@ -1522,6 +1577,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_queue_enable_latching, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_frame_write_back, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_ipv4_checksum_status, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_rx_l4_checksum_status, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_multi_descriptor_frame, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_rx_filters, fx_setup, fx_teardown),
         cmocka_unit_test(test_rss_toeplitz_function),
