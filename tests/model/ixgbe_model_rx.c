@@ -101,7 +101,7 @@ static uint32_t ixm_ipv4_csum_status(const uint8_t *ip, size_t hlen)
 }
 
 /* ixm_l4_csum_status: the TCP/UDP checksum of a whole datagram (not a fragment), which the
- * 82599 checks whenever it parses one (RXCSUM has no enable bit for it, §7.1.11): L4CS says it
+ * 82599 checks whenever it parses one (RXCSUM has no enable bit for it; receive checksum offloading, §7.1.11): L4CS says it
  * did, TCPE that the sum was bad. pseudo: the pseudo-header's addresses (8 or 32 bytes), l4:
  * the TCP or UDP header and payload, l4_len bytes. A UDP datagram sent without a checksum (0)
  * is reported bad, as the 82599's erratum has it (Linux's ixgbe works around it). */
