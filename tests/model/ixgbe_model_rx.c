@@ -87,7 +87,8 @@ static size_t ixm_rss_input(uint8_t *in, const uint8_t *saddr, size_t alen, cons
 }
 
 /* ixm_ipv4_csum_status: the 82599 checks every IPv4 header's checksum it parses, with no
- * enable bit (RXCSUM has none for IP; Linux's ixgbe trusts IPCS the same way): IPCS says it did, IPE that the sum was bad. */
+ * enable bit (RXCSUM has none for IP; Linux's ixgbe trusts IPCS the same way): IPCS says it
+ * did, IPE that the sum was bad. */
 static uint32_t ixm_ipv4_csum_status(const uint8_t *ip, size_t hlen)
 {
     uint32_t sum = 0;
@@ -101,10 +102,11 @@ static uint32_t ixm_ipv4_csum_status(const uint8_t *ip, size_t hlen)
 }
 
 /* ixm_l4_csum_status: the TCP/UDP checksum of a whole datagram (not a fragment), which the
- * 82599 checks whenever it parses one (RXCSUM has no enable bit for it; receive checksum offloading, §7.1.11): L4CS says it
- * did, TCPE that the sum was bad. pseudo: the pseudo-header's addresses (8 or 32 bytes), l4:
- * the TCP or UDP header and payload, l4_len bytes. A UDP datagram sent without a checksum (0)
- * is reported bad, as the 82599's erratum has it (Linux's ixgbe works around it). */
+ * 82599 checks whenever it parses one (RXCSUM has no enable bit for it; receive checksum
+ * offloading, §7.1.11): L4CS says it did, TCPE that the sum was bad. pseudo, alen2: the
+ * pseudo-header's addresses (8 or 32 bytes); l4: the TCP or UDP header and payload, l4_len
+ * bytes. A UDP datagram sent without a checksum (0) is reported bad, as the 82599's erratum
+ * has it (Linux's ixgbe works around it). */
 static uint32_t ixm_l4_csum_status(const uint8_t *pseudo, size_t alen2, uint8_t proto,
                                    const uint8_t *l4, size_t l4_len)
 {
