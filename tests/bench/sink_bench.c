@@ -192,6 +192,16 @@ static bool sb_stream(struct sb *b, uint64_t n)
     return true;
 }
 
+/* sb_idle_second: a second with nothing handed over, in four passes 250 ms apart (lwIP's
+ * fast timer: delayed ACKs and FINs go out, closes complete). */
+static void sb_idle_second(struct sb *b)
+{
+    for (int i = 0; i < 4; i++) {
+        fsp_clock_advance_ms(250);
+        sb_sink_pass(b, 0);
+    }
+}
+
 /* sb_udp_stream: n datagrams of udp_bytes to the discard service's UDP port (netperf's
  * UDP_STREAM -m 64 in miniature); false if core 2's pool ran dry (buffers not coming home). */
 static bool sb_udp_stream(struct sb *b, uint64_t n)
@@ -228,10 +238,7 @@ static int sb_udp_main(struct sb *b)
     b->timing = true;
     bool ok = sb_udp_stream(b, b->segments);
     b->timing = false;
-    for (int i = 0; i < 4; i++) {
-        fsp_clock_advance_ms(250);
-        sb_sink_pass(b, 0);
-    }
+    sb_idle_second(b);
     handoff_reclaim(SB_CLIENT_CORE);
     fsp_tx_flush();
     int fails = ok ? 0 : sb_fail("stream stalled");
@@ -333,10 +340,7 @@ int main(int argc, char **argv)
     }
 
     /* The end: everything acknowledged, counted, closed, home. */
-    for (int i = 0; i < 4; i++) {
-        fsp_clock_advance_ms(250);
-        sb_sink_pass(&b, 0);
-    }
+    sb_idle_second(&b);
     int fails = 0;
     if (c->snd_una != c->snd_nxt) {
         fails += sb_fail("not every byte acknowledged");
@@ -345,15 +349,9 @@ int main(int argc, char **argv)
         fails += sb_fail("discard did not count every byte");
     }
     handoff_to_sink(SB_CLIENT_CORE, sink_tcp_fin(c));
-    for (int i = 0; i < 4; i++) {
-        fsp_clock_advance_ms(250);
-        sb_sink_pass(&b, 0);
-    }
+    sb_idle_second(&b);
     handoff_to_sink(SB_CLIENT_CORE, sink_tcp_ack(c));
-    for (int i = 0; i < 4; i++) {
-        fsp_clock_advance_ms(250);
-        sb_sink_pass(&b, 0);
-    }
+    sb_idle_second(&b);
     handoff_reclaim(SB_CLIENT_CORE);
     fsp_tx_flush();
     if (!c->fin_received || sink_stats[SINK_DISCARD].active != 0) {

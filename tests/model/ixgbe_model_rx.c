@@ -86,19 +86,34 @@ static size_t ixm_rss_input(uint8_t *in, const uint8_t *saddr, size_t alen, cons
     return 2 * alen;
 }
 
+/* ixm_sum16: the Internet checksum's running sum (RFC 1071) over n bytes, an odd last byte as
+ * the high half of a word. */
+static uint64_t ixm_sum16(uint64_t sum, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        sum += ixm_be16(p + i);
+    }
+    if (n & 1) {
+        sum += (uint32_t)p[n - 1] << 8;
+    }
+    return sum;
+}
+
+/* ixm_csum_ok: a sum over data that includes its checksum folds to all ones. */
+static bool ixm_csum_ok(uint64_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xFFFFu) + (sum >> 16);
+    }
+    return sum == 0xFFFFu;
+}
+
 /* ixm_ipv4_csum_status: the 82599 checks every IPv4 header's checksum it parses, with no
  * enable bit (RXCSUM has none for IP; Linux's ixgbe trusts IPCS the same way): IPCS says it
  * did, IPE that the sum was bad. */
 static uint32_t ixm_ipv4_csum_status(const uint8_t *ip, size_t hlen)
 {
-    uint32_t sum = 0;
-    for (size_t i = 0; i < hlen; i += 2) {
-        sum += ixm_be16(ip + i);
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xFFFFu) + (sum >> 16);
-    }
-    return IXM_RXD_STAT_IPCS | (sum == 0xFFFFu ? 0 : IXM_RXD_ERR_IPE);
+    return IXM_RXD_STAT_IPCS | (ixm_csum_ok(ixm_sum16(0, ip, hlen)) ? 0 : IXM_RXD_ERR_IPE);
 }
 
 /* ixm_l4_csum_status: the TCP/UDP checksum of a whole datagram (not a fragment), which the
@@ -113,20 +128,8 @@ static uint32_t ixm_l4_csum_status(const uint8_t *pseudo, size_t alen2, uint8_t 
     if (proto == 17 && ixm_be16(l4 + 6) == 0) {
         return IXM_RXD_STAT_L4CS | IXM_RXD_ERR_TCPE;
     }
-    uint64_t sum = proto + (uint64_t)l4_len;
-    for (size_t i = 0; i < alen2; i += 2) {
-        sum += ixm_be16(pseudo + i);
-    }
-    for (size_t i = 0; i + 1 < l4_len; i += 2) {
-        sum += ixm_be16(l4 + i);
-    }
-    if (l4_len & 1) {
-        sum += (uint32_t)l4[l4_len - 1] << 8;
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xFFFFu) + (sum >> 16);
-    }
-    return IXM_RXD_STAT_L4CS | (sum == 0xFFFFu ? 0 : IXM_RXD_ERR_TCPE);
+    uint64_t sum = ixm_sum16(proto + (uint64_t)l4_len, pseudo, alen2);
+    return IXM_RXD_STAT_L4CS | (ixm_csum_ok(ixm_sum16(sum, l4, l4_len)) ? 0 : IXM_RXD_ERR_TCPE);
 }
 
 /* ixm_rx_parse: packet type, RSS type/hash and queue for one frame (§7.1.2.8, §7.1.6.2). */
@@ -164,7 +167,8 @@ static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t l
             ports = f + l4;
             size_t total = ixm_be16(ip + 2); /* the frame may be padded past the datagram */
             if (total >= l4 - l3 + (tcp ? 20u : 8u) && l3 + total <= len) {
-                md->csum_status |= ixm_l4_csum_status(ip + 12, 8, ip[9], f + l4, total - (l4 - l3));
+                md->csum_status |=
+                    ixm_l4_csum_status(ip + 12, 8, ip[9], f + l4, total - (l4 - l3));
             }
         }
         if (tcp && (mrqc & IXM_MRQC_TCPIPV4)) {
@@ -188,7 +192,7 @@ static void ixm_rx_parse(const struct ixgbe_model *m, const uint8_t *f, size_t l
             ports = f + l4;
             size_t plen = ixm_be16(ip + 4);
             if (plen >= (tcp ? 20u : 8u) && l4 + plen <= len) {
-                md->csum_status = ixm_l4_csum_status(ip + 8, 32, ip[6], f + l4, plen);
+                md->csum_status |= ixm_l4_csum_status(ip + 8, 32, ip[6], f + l4, plen);
             }
         }
         if (tcp && (mrqc & IXM_MRQC_TCPIPV6)) {
