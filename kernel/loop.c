@@ -85,7 +85,7 @@ static void loop_plan_build(struct loop_plan *plan, unsigned core, uint64_t now)
     }
     for (unsigned i = 0; i < plan->n; i++) {
         uint32_t us = plan->p[i]->period_us;
-        plan->period_tsc[i] = us ? time_deadline_us(us) - rdtsc() : 0;
+        plan->period_tsc[i] = time_us_to_tsc(us); /* 0: every pass */
         plan->next_due[i] = now; /* periodic work runs on the first pass too */
     }
 }
@@ -157,7 +157,7 @@ static uint64_t loop_awake_tsc(const struct loop_plan *plan, unsigned core, uint
         uint32_t a = plan->p[i]->awake_us ? plan->p[i]->awake_us(core) : 0;
         us = a > us ? a : us;
     }
-    uint64_t tsc = us ? time_deadline_us(us) - rdtsc() : 0;
+    uint64_t tsc = time_us_to_tsc(us);
     return tsc > idle_limit ? tsc : idle_limit;
 }
 
@@ -186,7 +186,7 @@ void core_loop(void)
 {
     struct percpu *cpu = this_cpu();
     struct loop_plan plan;
-    uint64_t idle_limit = time_deadline_us(CONFIG_POLL_IDLE_US) - rdtsc();
+    uint64_t idle_limit = time_us_to_tsc(CONFIG_POLL_IDLE_US);
 
     cpu->online = true;
     while (!__atomic_load_n(&loop_released, __ATOMIC_ACQUIRE)) {

@@ -273,11 +273,16 @@ uint64_t time_ns(void)
     return time_tsc_to_ns(rdtsc() - tsc_at_init);
 }
 
-uint64_t time_deadline_us(uint64_t us)
+uint64_t time_us_to_tsc(uint64_t us)
 {
     uint64_t hz = tsc_hz ? tsc_hz : TIME_UNCALIBRATED_HZ;
     /* us * hz / 1e6 in 128 bits: hz / 1e6 first would truncate a slow TSC's MHz to 0 */
-    return rdtsc() + (uint64_t)(((unsigned __int128)us * hz) / 1000000);
+    return (uint64_t)(((unsigned __int128)us * hz) / 1000000);
+}
+
+uint64_t time_deadline_us(uint64_t us)
+{
+    return rdtsc() + time_us_to_tsc(us);
 }
 
 bool time_after(uint64_t deadline_tsc)

@@ -20,6 +20,10 @@ uint64_t time_tsc_hz(void);
 const char *time_tsc_source(void); /* how the frequency was found, for the banner */
 /* time_ns: nanoseconds since time_init, monotonic. Any core. */
 uint64_t time_ns(void);
+/* time_us_to_tsc: how many TSC cycles `us` microseconds last. A span is this, never
+ * `time_deadline_us(us) - rdtsc()`: the core can be held up between those two reads (an SMI, or
+ * a hypervisor running another vCPU) and the difference then wraps to nearly 2^64. */
+uint64_t time_us_to_tsc(uint64_t us);
 /* time_deadline_us / time_after: TSC deadline `us` from now, and whether it has passed.
  * Before time_init they assume a fast (10 GHz) TSC, so a wait is longer, never shorter. */
 uint64_t time_deadline_us(uint64_t us);
