@@ -448,7 +448,7 @@ const struct conf_key conf_keys[] = {
     {
         .name = "poll.idle_us",
         .type = CONF_INT,
-        .def = "100",
+        .def = "20",
         .min = 1,
         .max = 1000000,
         .macro = "CONFIG_POLL_IDLE_US",

@@ -775,7 +775,7 @@ static void test_nic_and_poll_keys(void **state)
     assert_int_equal(num_of("nic.rx_usecs"), 10);
     assert_int_equal(num_of("nic.pool_buffers"), 4096);
     assert_int_equal(num_of("poll.mode"), 1); /* adaptive */
-    assert_int_equal(num_of("poll.idle_us"), 100);
+    assert_int_equal(num_of("poll.idle_us"), 20);
     assert_int_equal(conf_get(&vals, "poll.mode")->line, 0);
     /* Lower edges, then upper edges. */
     assert_int_equal(parse(REQUIRED_KEYS "nic.rx_descs = 64\nnic.tx_descs = 0x40\n"
@@ -908,7 +908,7 @@ static void test_emitted_new_macros(void **state)
     assert_non_null(strstr(h, "\n#define CONFIG_NIC_RX_USECS 10\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_NIC_POOL_BUFFERS 4096\n"));
     assert_non_null(strstr(h, "\n#define CONFIG_POLL_ADAPTIVE 1\n"));
-    assert_non_null(strstr(h, "\n#define CONFIG_POLL_IDLE_US 100\n"));
+    assert_non_null(strstr(h, "\n#define CONFIG_POLL_IDLE_US 20\n"));
     assert_non_null(strstr(h, "/* poll.mode = adaptive (default)."));
     free(h);
 }
