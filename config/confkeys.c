@@ -540,6 +540,18 @@ const struct conf_key conf_keys[] = {
         .doc = "Parallel streams one iperf3 test may open (-P); a test asking for more is "
                "refused with an error the client prints.",
     },
+    {
+        .name = "sink.tcp_window_kib",
+        .type = CONF_INT,
+        .def = "256",
+        .min = 64,
+        .max = 1023,
+        .macro = "CONFIG_SINK_TCP_WINDOW_KIB",
+        .doc = "Receive window each sink TCP connection offers, in KiB (scaled by 16, so at "
+               "most 1023): at least the path's bandwidth-delay product (10 Gbit/s x 200 us is "
+               "250 KiB). Larger lets a client that writes faster than the sink reads keep more "
+               "in flight and in the sink core's buffers.",
+    },
 };
 
 const size_t conf_key_count = sizeof(conf_keys) / sizeof(conf_keys[0]);

@@ -9,7 +9,7 @@
  * cannot take the whole pool (16 connections x lwIP's 256 KiB send buffer would be more than
  * its 3.3 MiB) from iperf3 and netperf. What echo has received
  * and not yet written back stays in the driver's buffers it arrived in, so an echo connection
- * offers a 64 KiB receive window (ECHO_WINDOW), not lwIP's 512 KiB: clients that send but never
+ * offers a 64 KiB receive window (ECHO_WINDOW), not lwIP's 256 KiB: clients that send but never
  * read hold at most that each, and their cores keep buffers to receive and forward with.
  */
 #include <string.h>

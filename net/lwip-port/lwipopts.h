@@ -90,11 +90,19 @@
 #else
 #define TCP_MSS 1460
 #endif
-/* Receive window: a 10 GbE bandwidth-delay product on a LAN (10 Gbit/s x 400 us = 500 KB),
- * advertised with window scaling (RFC 7323): 512 KiB >> 4 fits the 16-bit field. */
+/* Receive window (config sink.tcp_window_kib, 256 KiB by default: 10 Gbit/s over a 200 us
+ * round trip), advertised with window scaling (RFC 7323): up to 1023 KiB >> 4 fits the 16-bit
+ * field. Not larger by default: a window far beyond what the path needs lets a client that is
+ * not itself the limit send as soon as each ACK comes, and a client pacing its sends (BBR)
+ * then pays for a pacing timer per segment (tests/bench/README.md, "Side by side with Linux
+ * 6.1, 2026-12-07 night"). Built without a config: the default. */
 #define LWIP_WND_SCALE 1
 #define TCP_RCV_SCALE 4
-#define TCP_WND (512 * 1024)
+#if defined(CONFIG_SINK_TCP_WINDOW_KIB)
+#define TCP_WND (CONFIG_SINK_TCP_WINDOW_KIB * 1024)
+#else
+#define TCP_WND (256 * 1024)
+#endif
 #define TCP_QUEUE_OOSEQ 1
 #define TCP_OOSEQ_MAX_BYTES TCP_WND /* never hold more than the window out of order ... */
 #define TCP_OOSEQ_MAX_PBUFS 384     /* ... nor more driver buffers per connection */

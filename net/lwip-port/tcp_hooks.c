@@ -236,10 +236,10 @@ err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen
 }
 
 /*
- * lwport_tcp_cap_window: every lwIP connection offers TCP_WND (512 KiB, scaled) so that one
- * stream can fill a 10 Gb/s path; a service that keeps what it receives until it can act on it
- * (echo, whose client may never read) would then hold up to 512 KiB of its core's receive
- * buffers per connection. Capping a connection's window bounds that at the source. lwIP has no
+ * lwport_tcp_cap_window: every lwIP connection offers TCP_WND (sink.tcp_window_kib, scaled) so
+ * that one stream can fill a 10 Gb/s path; a service that keeps what it receives until it can
+ * act on it (echo, whose client may never read) would then hold that much of its core's
+ * receive buffers per connection. Capping a connection's window bounds that at the source. lwIP has no
  * per-connection window, so the pcb's three window fields are set here: the receive window
  * tcp_receive accepts into, the window the next ACK announces, and its right edge. A SYN never
  * carries a scaled window (RFC 7323 2.2), so in the accept callback the peer has been offered

@@ -815,6 +815,22 @@ static void test_nic_and_poll_keys(void **state)
     }
 }
 
+/* sink.tcp_window_kib: lwIP's TCP_WND in KiB; the window scale of 4 bounds it below 1 MiB. */
+static void test_sink_tcp_window(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(REQUIRED_KEYS), 0);
+    assert_int_equal(num_of("sink.tcp_window_kib"), 256);
+    assert_int_equal(parse(REQUIRED_KEYS "sink.tcp_window_kib = 64\n"), 0);
+    assert_int_equal(num_of("sink.tcp_window_kib"), 64);
+    assert_int_equal(parse(REQUIRED_KEYS "sink.tcp_window_kib = 1023\n"), 0);
+    assert_int_equal(num_of("sink.tcp_window_kib"), 1023);
+    assert_one_bad_line("sink.tcp_window_kib = 1024",
+                        "sink.tcp_window_kib: '1024' out of range 64..1023");
+    assert_one_bad_line("sink.tcp_window_kib = 63",
+                        "sink.tcp_window_kib: '63' out of range 64..1023");
+}
+
 static void test_nic_and_poll_bad_values(void **state)
 {
     (void)state;
@@ -2683,6 +2699,7 @@ int main(void)
         cmocka_unit_test(test_port_address_unusable),
         cmocka_unit_test(test_port_subnets_overlap),
         cmocka_unit_test(test_nic_and_poll_keys),
+        cmocka_unit_test(test_sink_tcp_window),
         cmocka_unit_test(test_nic_and_poll_bad_values),
         cmocka_unit_test(test_emitted_new_macros),
         cmocka_unit_test(test_doc_new_rows),
