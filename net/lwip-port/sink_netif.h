@@ -9,9 +9,10 @@
  * Zero copy has a price: what lwIP keeps (out-of-order segments, data an echo client will not
  * take back, reassembly) stays in the receiving core's pool, and a few hostile connections
  * could otherwise hold most of it (16 connections x a 256 KiB window of full frames is about
- * 2,900 buffers of a 4096-buffer pool; of small segments, far more), leaving that core unable to receive anything, forwarded traffic included. So lwIP may
- * hold at most half of any core's pool: a frame beyond that is dropped and counted
- * (rx_hold_limit), and TCP sends it again once lwIP has let go of something.
+ * 2,900 buffers of a 4096-buffer pool; of small segments, far more), leaving that core unable
+ * to receive anything, forwarded traffic included. So lwIP may hold at most half of any core's
+ * pool: a frame beyond that is dropped and counted (rx_hold_limit), and TCP sends it again
+ * once lwIP has let go of something.
  */
 #ifndef WS_SINK_NETIF_H
 #define WS_SINK_NETIF_H

@@ -239,12 +239,13 @@ err_t lwport_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen
  * lwport_tcp_cap_window: every lwIP connection offers TCP_WND (sink.tcp_window_kib, scaled) so
  * that one stream can fill a 10 Gb/s path; a service that keeps what it receives until it can
  * act on it (echo, whose client may never read) would then hold that much of its core's
- * receive buffers per connection. Capping a connection's window bounds that at the source. lwIP has no
- * per-connection window, so the pcb's three window fields are set here: the receive window
- * tcp_receive accepts into, the window the next ACK announces, and its right edge. A SYN never
- * carries a scaled window (RFC 7323 2.2), so in the accept callback the peer has been offered
- * at most 65535 bytes: a cap up to that withdraws nothing it was offered, and since the window
- * only reopens by what tcp_recved gives back, it never grows past the cap again.
+ * receive buffers per connection. Capping a connection's window bounds that at the source.
+ * lwIP has no per-connection window, so the pcb's three window fields are set here: the
+ * receive window tcp_receive accepts into, the window the next ACK announces, and its right
+ * edge. A SYN never carries a scaled window (RFC 7323 2.2), so in the accept callback the peer
+ * has been offered at most 65535 bytes: a cap up to that withdraws nothing it was offered, and
+ * since the window only reopens by what tcp_recved gives back, it never grows past the cap
+ * again.
  */
 static tcpwnd_size_t lwport_window_cap(const struct tcp_pcb *pcb, uint32_t bytes)
 {
